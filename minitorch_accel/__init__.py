@@ -1,0 +1,184 @@
+"""minitorch_accel: a deep-learning framework from scratch on NumPy and CuPy.
+
+The names most programs need are here: tensors and how to make them, the math ops,
+autograd switches, devices, checkpoints.
+
+Examples
+--------
+>>> import minitorch_accel as mta
+>>> x = mta.tensor([1.0, 2.0], requires_grad=True)
+>>> y = (x * x).sum()
+>>> y.backward()
+>>> x.grad
+tensor([2., 4.])
+"""
+
+from __future__ import annotations
+
+import numpy as _np
+
+from . import backends
+from .autograd import Function, enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
+from .backends import Device
+from .factories import (
+    arange,
+    empty,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    manual_seed,
+    ones,
+    ones_like,
+    rand,
+    randint,
+    randn,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from .ops.elementwise import (
+    abs,
+    add,
+    clamp,
+    div,
+    eq,
+    exp,
+    ge,
+    gt,
+    le,
+    log,
+    lt,
+    maximum,
+    minimum,
+    mul,
+    ne,
+    neg,
+    pow,
+    relu,
+    sigmoid,
+    sqrt,
+    sub,
+    tanh,
+    where,
+)
+from .ops.matmul import matmul
+from .ops.reduce import (
+    argmax,
+    argmin,
+    log_softmax,
+    logsumexp,
+    max,
+    mean,
+    min,
+    softmax,
+    sum,
+    var,
+)
+from .ops.shape import (
+    cat,
+    expand,
+    flatten,
+    pad,
+    permute,
+    reshape,
+    squeeze,
+    stack,
+    transpose,
+    unsqueeze,
+)
+from .tensor import Tensor
+
+__version__ = "0.1.0"
+
+float16 = _np.dtype("float16")
+float32 = _np.dtype("float32")
+float64 = _np.dtype("float64")
+int32 = _np.dtype("int32")
+int64 = _np.dtype("int64")
+uint8 = _np.dtype("uint8")
+bool_ = _np.dtype("bool")
+float = float32  # noqa: A001  (as torch.float)
+long = int64
+
+device = Device
+
+__all__ = [
+    "Device",
+    "Function",
+    "Tensor",
+    "abs",
+    "add",
+    "arange",
+    "argmax",
+    "argmin",
+    "backends",
+    "bool_",
+    "cat",
+    "clamp",
+    "device",
+    "div",
+    "empty",
+    "enable_grad",
+    "eq",
+    "exp",
+    "expand",
+    "eye",
+    "flatten",
+    "float16",
+    "float32",
+    "float64",
+    "from_numpy",
+    "full",
+    "full_like",
+    "ge",
+    "grad",
+    "gt",
+    "int32",
+    "int64",
+    "is_grad_enabled",
+    "le",
+    "log",
+    "log_softmax",
+    "logsumexp",
+    "long",
+    "lt",
+    "manual_seed",
+    "matmul",
+    "max",
+    "maximum",
+    "mean",
+    "min",
+    "minimum",
+    "mul",
+    "ne",
+    "neg",
+    "no_grad",
+    "ones",
+    "ones_like",
+    "pad",
+    "permute",
+    "pow",
+    "rand",
+    "randint",
+    "randn",
+    "relu",
+    "reshape",
+    "set_grad_enabled",
+    "sigmoid",
+    "softmax",
+    "sqrt",
+    "squeeze",
+    "stack",
+    "sub",
+    "sum",
+    "tanh",
+    "tensor",
+    "transpose",
+    "uint8",
+    "unsqueeze",
+    "var",
+    "where",
+    "zeros",
+    "zeros_like",
+]

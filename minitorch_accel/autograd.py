@@ -1,0 +1,361 @@
+"""Reverse-mode automatic differentiation: :class:`Function`, grad mode, the backward walk.
+
+A :class:`Function` computes its ``forward`` on raw backend arrays (through ``self.xp``,
+so one implementation serves NumPy and CuPy) and its ``backward`` with Tensor
+operations, so that the backward pass can itself be recorded (``create_graph=True``)
+and differentiated again.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+import weakref
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from .backends import Device
+    from .tensor import Tensor
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class _GradMode(threading.local):
+    enabled: bool = True
+
+
+_grad_mode = _GradMode()
+
+# Set by tensor.py (Tensor._make) once the Tensor class exists; this avoids an import
+# cycle on the hot path of every op.
+_make_tensor: Callable[[Any, Device, bool, Function | None], Tensor]
+
+
+def _bind_tensor_factory(make: Callable[[Any, Device, bool, Function | None], Tensor]) -> None:
+    global _make_tensor
+    _make_tensor = make
+
+
+def is_grad_enabled() -> bool:
+    """Whether operations are recorded for backward in this thread."""
+    return _grad_mode.enabled
+
+
+class set_grad_enabled:
+    """Turn recording on or off in this thread, as a context manager or a decorator.
+
+    Parameters
+    ----------
+    mode : bool
+        True records operations for backward, False does not.
+    """
+
+    def __init__(self, mode: bool) -> None:
+        self.mode = bool(mode)
+        self._previous: list[bool] = []
+
+    def __enter__(self) -> None:
+        self._previous.append(_grad_mode.enabled)
+        _grad_mode.enabled = self.mode
+
+    def __exit__(self, *exc: object) -> None:
+        _grad_mode.enabled = self._previous.pop()
+
+    def __call__(self, func: F) -> F:
+        mode = self.mode
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with set_grad_enabled(mode):
+                return func(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+
+class no_grad(set_grad_enabled):
+    """Do not record operations: for inference and in-place parameter updates.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> w = mta.ones(3, requires_grad=True)
+    >>> with mta.no_grad():
+    ...     y = w * 2
+    >>> y.requires_grad
+    False
+    """
+
+    def __init__(self) -> None:
+        super().__init__(False)
+
+
+class enable_grad(set_grad_enabled):
+    """Record operations again inside a :class:`no_grad` block."""
+
+    def __init__(self) -> None:
+        super().__init__(True)
+
+
+class Function:
+    """One differentiable operation: a node of the graph.
+
+    Subclasses implement ``forward(self, *arrays, **params) -> array`` on raw arrays
+    (``self.xp`` is the array module, ``self.device`` the device) and
+    ``backward(self, grad_output) -> Tensor | tuple[Tensor | None, ...]`` with Tensor
+    operations, one gradient per input (None where there is none). What backward needs
+    is saved as attributes of ``self``; ``self.inputs`` are the input Tensors and
+    :meth:`output` the output Tensor (for classes that set ``saves_output = True``).
+    """
+
+    saves_output = False
+
+    inputs: tuple[Tensor, ...]  # () once the graph is freed; None marks a missing input
+    needs_input_grad: tuple[bool, ...]
+    device: Device
+    xp: Any
+    _out_data: Any
+    _out_ref: weakref.ReferenceType[Tensor]
+
+    def forward(self, *arrays: Any, **params: Any) -> Any:
+        """Compute the output array from the input arrays."""
+        raise NotImplementedError
+
+    def backward(self, grad_output: Tensor) -> Tensor | None | tuple[Tensor | None, ...]:
+        """Gradients with respect to each input, given that of the output."""
+        raise NotImplementedError(f"{type(self).__name__} has no backward")
+
+    @classmethod
+    def apply(cls, *inputs: Tensor | None, **params: Any) -> Tensor:
+        """Run the op on Tensors and record it in the graph when gradients are needed."""
+        device = None
+        requires_grad = False
+        arrays: list[Any] = []
+        for t in inputs:
+            if t is None:
+                arrays.append(None)
+                continue
+            if device is None:
+                device = t.device
+            elif t.device is not device:
+                _raise_mixed_devices(cls, inputs)
+            requires_grad = requires_grad or t.requires_grad
+            arrays.append(t.data)
+        if device is None:
+            raise ValueError(f"{cls.__name__} needs at least one Tensor input")
+        fn = cls.__new__(cls)
+        fn.device = device
+        fn.xp = device.backend.xp
+        data = fn.forward(*arrays, **params)
+        if requires_grad and _grad_mode.enabled:
+            fn.inputs = inputs  # type: ignore[assignment]
+            fn.needs_input_grad = tuple(t is not None and t.requires_grad for t in inputs)
+            out = _make_tensor(data, device, True, fn)
+            if cls.saves_output:
+                fn._out_data = data
+                fn._out_ref = weakref.ref(out)
+            return out
+        return _make_tensor(data, device, False, None)
+
+    def output(self) -> Tensor:
+        """The output Tensor (or a constant holding its values once it is gone)."""
+        out: Tensor | None = self._out_ref()
+        if out is not None:
+            return out
+        return _make_tensor(self._out_data, self.device, False, None)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}Backward>"
+
+
+def _raise_mixed_devices(cls: type, inputs: Sequence[Tensor | None]) -> None:
+    names = [str(t.device) for t in inputs if t is not None]
+    raise RuntimeError(
+        f"{cls.__name__}: expected all tensors on the same device, got "
+        + " and ".join(sorted(set(names), key=names.index))
+        + "; move them with .to(device) first"
+    )
+
+
+def _topological_order(roots: Sequence[Function]) -> list[Function]:
+    """Nodes reachable from ``roots``, each after every node that consumes its output."""
+    order: list[Function] = []
+    seen: set[int] = set()
+    stack: list[tuple[Function, int]] = []
+    for root in roots:
+        if id(root) not in seen:
+            seen.add(id(root))
+            stack.append((root, 0))
+        while stack:
+            fn, i = stack.pop()
+            inputs = fn.inputs
+            if not inputs:
+                raise RuntimeError(
+                    "trying to backward through the graph a second time (or to use values "
+                    "the first backward freed); pass retain_graph=True to the first "
+                    "backward() if you need to"
+                )
+            if i < len(inputs):
+                stack.append((fn, i + 1))
+                t = inputs[i]
+                if t is not None and t._node is not None and id(t._node) not in seen:
+                    seen.add(id(t._node))
+                    stack.append((t._node, 0))
+            else:
+                order.append(fn)
+    order.reverse()
+    return order
+
+
+def run_backward(
+    roots: Sequence[Tensor],
+    grad_roots: Sequence[Tensor],
+    retain_graph: bool,
+    create_graph: bool,
+    capture: Sequence[Tensor] | None = None,
+) -> list[Tensor | None] | None:
+    """Propagate ``grad_roots`` from ``roots`` back through the graph.
+
+    With ``capture=None`` gradients accumulate into the ``.grad`` of leaf tensors;
+    otherwise the gradients of the ``capture`` tensors are returned and no ``.grad``
+    changes.
+    """
+    from .ops.reduce import sum_to_shape
+
+    grads: dict[int, Tensor] = {}
+    wanted = {id(t): t for t in capture} if capture is not None else None
+    captured: dict[int, Tensor] = {}
+    nodes = []
+    for root, grad in zip(roots, grad_roots, strict=False):
+        if root._node is None:
+            _deliver(root, grad, wanted, captured)
+        else:
+            if wanted is not None and id(root) in wanted:
+                captured[id(root)] = captured[id(root)] + grad if id(root) in captured else grad
+            key = id(root._node)
+            grads[key] = grads[key] + grad if key in grads else grad
+            nodes.append(root._node)
+    with set_grad_enabled(create_graph):
+        for fn in _topological_order(nodes):
+            grad_out = grads.pop(id(fn), None)
+            if grad_out is None:
+                continue
+            results = fn.backward(grad_out)
+            if not isinstance(results, tuple):
+                results = (results,)
+            for t, g in zip(fn.inputs, results, strict=False):
+                if g is None or t is None or not t.requires_grad:
+                    continue
+                if g.shape != t.shape:
+                    g = sum_to_shape(g, t.shape)
+                if g.dtype != t.dtype:
+                    g = g.to(dtype=t.dtype)
+                if t._node is None:
+                    _deliver(t, g, wanted, captured)
+                else:
+                    key = id(t._node)
+                    if wanted is not None and id(t) in wanted:
+                        captured[id(t)] = captured[id(t)] + g if id(t) in captured else g
+                    grads[key] = grads[key] + g if key in grads else g
+            if not retain_graph:
+                fn.__dict__.clear()  # frees the saved arrays now, not at garbage collection
+                fn.inputs = ()
+    if capture is None:
+        return None
+    return [captured.get(id(t)) for t in capture]
+
+
+def _deliver(
+    leaf: Tensor,
+    grad: Tensor,
+    wanted: dict[int, Tensor] | None,
+    captured: dict[int, Tensor],
+) -> None:
+    if wanted is not None:
+        if id(leaf) in wanted:
+            key = id(leaf)
+            captured[key] = captured[key] + grad if key in captured else grad
+        return
+    # Gradients are never modified in place by the library, so a gradient object shared
+    # by two leaves (the two inputs of an add) is safe to store as it is.
+    leaf.grad = grad if leaf.grad is None else leaf.grad + grad
+
+
+def grad(
+    outputs: Tensor | Sequence[Tensor],
+    inputs: Tensor | Sequence[Tensor],
+    grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    allow_unused: bool = False,
+) -> tuple[Tensor, ...]:
+    """Gradients of ``outputs`` with respect to ``inputs``, without touching ``.grad``.
+
+    Parameters
+    ----------
+    outputs, inputs : Tensor or sequence of Tensor
+    grad_outputs : Tensor or sequence, optional
+        The vector of the vector-Jacobian product; may be omitted for scalar outputs.
+    retain_graph : bool, optional
+        Keep the graph for another backward; defaults to ``create_graph``.
+    create_graph : bool
+        Record the backward pass so the result can be differentiated again (Hessian-
+        vector products, gradient penalties).
+    allow_unused : bool
+        Return zeros instead of raising for inputs the outputs do not depend on.
+
+    Returns
+    -------
+    tuple of Tensor
+        One gradient per input.
+    """
+    from .factories import zeros_like
+    from .tensor import Tensor
+
+    outs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+    ins = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+    if grad_outputs is None or isinstance(grad_outputs, Tensor):
+        gos: list[Tensor | None] = [grad_outputs] * len(outs)
+    else:
+        gos = list(grad_outputs)
+    for t in ins:
+        if not t.requires_grad:
+            raise RuntimeError("grad(): an input does not require grad")
+    seeds = [_seed_gradient(o, g) for o, g in zip(outs, gos, strict=False)]
+    keep = create_graph if retain_graph is None else retain_graph
+    found = run_backward(outs, seeds, keep, create_graph, capture=ins)
+    assert found is not None
+    result = []
+    for t, g in zip(ins, found, strict=False):
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(
+                    "grad(): one of the inputs is not used to compute the outputs; "
+                    "pass allow_unused=True to get zeros for it"
+                )
+            g = zeros_like(t)
+        result.append(g)
+    return tuple(result)
+
+
+def _seed_gradient(output: Tensor, grad_output: Tensor | None) -> Tensor:
+    from .factories import ones_like
+
+    if not output.requires_grad:
+        raise RuntimeError(
+            "element 0 of tensors does not require grad and has no grad_fn: nothing to "
+            "differentiate (was it computed under no_grad, or from tensors without "
+            "requires_grad=True?)"
+        )
+    if grad_output is None:
+        if output.size != 1:
+            raise RuntimeError(
+                f"grad can be implicitly created only for scalar outputs; this output has "
+                f"shape {output.shape}: pass gradient= (a tensor of that shape)"
+            )
+        return ones_like(output)
+    if grad_output.shape != output.shape:
+        raise ValueError(
+            f"gradient has shape {grad_output.shape} but the output has shape {output.shape}"
+        )
+    return grad_output

@@ -1,0 +1,39 @@
+"""Array backends, the registry and devices.
+
+``cpu`` (NumPy, with virtual ``cpu:N`` devices) is always there; ``cuda`` (CuPy) is
+registered too and built lazily, on first use.
+"""
+
+from __future__ import annotations
+
+from .base import Backend, TransferStats, transfer_stats
+from .device import Device, DeviceLike
+from .registry import available, get, register, registered
+
+
+def _make_numpy() -> Backend:
+    from .numpy_backend import NumpyBackend
+
+    return NumpyBackend()
+
+
+def _make_cupy() -> Backend:
+    from .cupy_backend import CupyBackend
+
+    return CupyBackend()
+
+
+register("cpu", _make_numpy)
+register("cuda", _make_cupy)
+
+__all__ = [
+    "Backend",
+    "Device",
+    "DeviceLike",
+    "TransferStats",
+    "available",
+    "get",
+    "register",
+    "registered",
+    "transfer_stats",
+]

@@ -1,0 +1,121 @@
+"""What every array backend provides, and the counter of bytes moved between devices."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .device import Device
+
+
+class TransferStats:
+    """Bytes and copies moved between devices since the last :meth:`reset`.
+
+    ``host_to_device`` counts copies from ``"cpu"`` to any other device,
+    ``device_to_host`` the way back, ``device_to_device`` copies between two non-host
+    devices (``cpu:0`` to ``cpu:1``, ``cuda:0`` to ``cuda:1``...).
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.reset()
+
+    def reset(self) -> None:
+        """Set every counter to zero."""
+        with self._lock:
+            self.host_to_device = 0
+            self.device_to_host = 0
+            self.device_to_device = 0
+            self.copies = 0
+
+    def record(self, src: Device, dst: Device, nbytes: int) -> None:
+        """Count one copy of ``nbytes`` from ``src`` to ``dst``."""
+        with self._lock:
+            self.copies += 1
+            if src.is_host:
+                self.host_to_device += nbytes
+            elif dst.is_host:
+                self.device_to_host += nbytes
+            else:
+                self.device_to_device += nbytes
+
+    @property
+    def total(self) -> int:
+        """All bytes moved, whichever way."""
+        return self.host_to_device + self.device_to_host + self.device_to_device
+
+    def as_dict(self) -> dict[str, int]:
+        """The counters as a plain dict."""
+        return {
+            "host_to_device": self.host_to_device,
+            "device_to_host": self.device_to_host,
+            "device_to_device": self.device_to_device,
+            "copies": self.copies,
+        }
+
+
+transfer_stats = TransferStats()
+
+
+class Backend:
+    """An array backend: an array module ``xp`` plus the few things ops cannot do alone.
+
+    Subclasses set :attr:`name` and :attr:`xp` and override what differs. Ops are
+    written once against ``xp``; a backend may also offer fast paths (see
+    :meth:`kernel`).
+    """
+
+    name: str = "abstract"
+    xp: Any = np
+
+    def device_count(self) -> int:
+        """How many devices of this type exist."""
+        raise NotImplementedError
+
+    def check_device(self, device: Device) -> None:
+        """Raise ``RuntimeError`` naming the problem if ``device`` cannot be used."""
+        count = self.device_count()
+        if device.index is not None and device.index >= count:
+            raise RuntimeError(
+                f"device {device} does not exist: this machine has {count} {self.name} "
+                f"device(s) (indices 0..{count - 1})"
+            )
+
+    def asarray(self, obj: Any, device: Device, dtype: Any = None) -> Any:
+        """An array of this backend on ``device`` holding ``obj``."""
+        raise NotImplementedError
+
+    def to_host(self, array: Any) -> np.ndarray:
+        """A NumPy array with the contents of ``array``."""
+        raise NotImplementedError
+
+    def copy_between(self, array: Any, src: Device, dst: Device, non_blocking: bool) -> Any:
+        """Copy ``array`` from ``src`` to ``dst``, both devices of this backend."""
+        raise NotImplementedError
+
+    def synchronize(self, device: Device | None = None) -> None:
+        """Wait until all work queued on ``device`` has finished (no-op on the CPU)."""
+
+    def device_context(self, device: Device) -> contextlib.AbstractContextManager[Any]:
+        """A context in which work runs on ``device`` (a no-op on the CPU)."""
+        return contextlib.nullcontext()
+
+    def generator(self, device: Device) -> Any:
+        """The random generator of ``device``."""
+        raise NotImplementedError
+
+    def manual_seed(self, seed: int) -> None:
+        """Reseed the random generators of every device of this backend."""
+        raise NotImplementedError
+
+    def memory_stats(self, device: Device) -> dict[str, int]:
+        """Memory figures for ``device`` (bytes): ``allocated`` and ``held`` at least."""
+        return {"allocated": 0, "held": 0, "peak": 0}
+
+    def kernel(self, name: str) -> Any:
+        """A backend fast path called ``name``, or None when the generic ``xp`` code is used."""
+        return None

@@ -1,0 +1,63 @@
+"""The backend registry: backends plug in by name without touching any op."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .base import Backend
+
+_factories: dict[str, Callable[[], Backend]] = {}
+_instances: dict[str, Backend] = {}
+
+
+def register(name: str, factory: Callable[[], Backend]) -> None:
+    """Register a backend under ``name`` (the device type, e.g. ``"cuda"``).
+
+    Parameters
+    ----------
+    name : str
+        Device type the backend serves.
+    factory : callable
+        Called once, on first use, to build the backend. It may raise ``RuntimeError``
+        with an explanation when the backend cannot run on this machine.
+    """
+    _factories[name] = factory
+    _instances.pop(name, None)
+
+
+def get(name: str) -> Backend:
+    """Return the backend registered as ``name``, building it on first use.
+
+    Raises
+    ------
+    ValueError
+        If no backend has that name.
+    RuntimeError
+        If the backend exists but cannot run here (e.g. CuPy or a GPU is missing).
+    """
+    backend = _instances.get(name)
+    if backend is not None:
+        return backend
+    factory = _factories.get(name)
+    if factory is None:
+        raise ValueError(f"unknown backend {name!r}; registered: {sorted(_factories)}")
+    backend = factory()
+    _instances[name] = backend
+    return backend
+
+
+def available() -> list[str]:
+    """Names of the backends that can run on this machine (e.g. ``['cpu', 'cuda']``)."""
+    names = []
+    for name in _factories:
+        try:
+            get(name)
+        except (RuntimeError, ImportError):
+            continue
+        names.append(name)
+    return names
+
+
+def registered() -> list[str]:
+    """Names of every registered backend, usable here or not."""
+    return list(_factories)

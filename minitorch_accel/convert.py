@@ -1,0 +1,74 @@
+"""Turning Python data and foreign arrays into backend arrays, and moving arrays between
+devices (the one place where transfers are counted)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .backends import Device, DeviceLike, transfer_stats
+
+HOST = Device("cpu")
+_SUPPORTED_KINDS = "biuf"
+DTypeLike = Any
+
+
+def as_dtype(dtype: DTypeLike) -> np.dtype[Any]:
+    """Normalize a dtype given as a string, a NumPy dtype or a Python type.
+
+    Raises
+    ------
+    TypeError
+        For anything that is not bool, an integer or a floating-point type.
+    """
+    try:
+        result = np.dtype(dtype)
+    except TypeError as exc:
+        raise TypeError(f"not a dtype: {dtype!r}") from exc
+    if result.kind not in _SUPPORTED_KINDS:
+        raise TypeError(
+            f"unsupported dtype {result}: tensors hold bool, integers or floating point"
+        )
+    return result
+
+
+def move_array(array: Any, src: Device, dst: Device, non_blocking: bool = False) -> Any:
+    """Copy a backend array from ``src`` to ``dst`` and count the bytes moved."""
+    if src.type == dst.type:
+        out = src.backend.copy_between(array, src, dst, non_blocking)
+    else:
+        out = dst.backend.asarray(src.backend.to_host(array), dst)
+    transfer_stats.record(src, dst, int(array.nbytes))
+    return out
+
+
+def to_array(data: Any, dtype: DTypeLike, device: DeviceLike | None) -> tuple[Device, Any]:
+    """The device and backend array for ``Tensor(data, dtype, device)``.
+
+    Python floats become float32 and Python ints int64 (as in PyTorch); arrays keep
+    their dtype unless ``dtype`` is given. A CuPy array stays on its GPU unless
+    ``device`` says otherwise.
+    """
+    if dtype is not None:
+        dtype = as_dtype(dtype)
+    source = _device_of_array(data)
+    dev = source if device is None else Device(device)
+    if source is not dev and source.type == "cuda":
+        data = source.backend.to_host(data)
+    if dtype is None and not hasattr(data, "dtype"):
+        probe = np.asarray(data)
+        if probe.dtype.kind == "f":
+            dtype = np.dtype(np.float32)
+        elif probe.dtype.kind in "iu":
+            dtype = np.dtype(np.int64)
+        data = probe
+    array = dev.backend.asarray(data, dev, dtype)
+    as_dtype(array.dtype)
+    return dev, array
+
+
+def _device_of_array(data: Any) -> Device:
+    if type(data).__module__.startswith("cupy"):
+        return Device(f"cuda:{data.device.id}")
+    return HOST

@@ -1,0 +1,253 @@
+"""Making tensors: from data, filled with a value, ranges, random numbers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .backends import Device, DeviceLike, registry
+from .convert import HOST, DTypeLike, as_dtype
+from .tensor import Tensor
+
+ShapeLike = Any
+
+
+def _shape(size: tuple[Any, ...]) -> tuple[int, ...]:
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    for s in size:
+        if not isinstance(s, (int, np.integer)) or s < 0:
+            raise ValueError(f"a shape is made of non-negative ints, got {size}")
+    return tuple(int(s) for s in size)
+
+
+def _place(array: Any, device: Device, requires_grad: bool) -> Tensor:
+    t = Tensor._make(array, device, False, None)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _fill(
+    size: tuple[Any, ...],
+    value: Any,
+    dtype: DTypeLike,
+    device: DeviceLike | None,
+    requires_grad: bool,
+) -> Tensor:
+    dev = Device(device) if device is not None else HOST
+    dt = as_dtype(dtype if dtype is not None else np.float32)
+    xp = dev.backend.xp
+    with dev.backend.device_context(dev):
+        array = xp.full(_shape(size), value, dtype=dt)
+    return _place(array, dev, requires_grad)
+
+
+def tensor(
+    data: Any,
+    dtype: DTypeLike = None,
+    device: DeviceLike | None = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """Make a tensor from data (see :class:`Tensor`); always copies.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.tensor([[1, 2], [3, 4]]).dtype
+    dtype('int64')
+    """
+    if isinstance(data, np.ndarray):
+        data = data.copy()
+    elif isinstance(data, Tensor):
+        data = data.detach().clone()
+    return Tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    """A host tensor sharing memory with a NumPy array (its dtype kept)."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"from_numpy expects a numpy.ndarray, got {type(array).__name__}")
+    as_dtype(array.dtype)
+    return Tensor._make(array, HOST, False, None)
+
+
+def zeros(
+    *size: Any,
+    dtype: DTypeLike = None,
+    device: DeviceLike | None = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """A tensor of zeros; ``zeros(2, 3)`` or ``zeros((2, 3))``. Default dtype float32."""
+    return _fill(size, 0, dtype, device, requires_grad)
+
+
+def ones(
+    *size: Any,
+    dtype: DTypeLike = None,
+    device: DeviceLike | None = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """A tensor of ones. Default dtype float32."""
+    return _fill(size, 1, dtype, device, requires_grad)
+
+
+def full(
+    size: Sequence[int],
+    fill_value: float,
+    dtype: DTypeLike = None,
+    device: DeviceLike | None = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """A tensor of shape ``size`` filled with ``fill_value``. Default dtype float32."""
+    return _fill(tuple(size), fill_value, dtype, device, requires_grad)
+
+
+def empty(
+    *size: Any,
+    dtype: DTypeLike = None,
+    device: DeviceLike | None = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """An uninitialized tensor (its values are whatever the memory held)."""
+    dev = Device(device) if device is not None else HOST
+    dt = as_dtype(dtype if dtype is not None else np.float32)
+    with dev.backend.device_context(dev):
+        array = dev.backend.xp.empty(_shape(size), dtype=dt)
+    return _place(array, dev, requires_grad)
+
+
+def zeros_like(
+    t: Tensor,
+    dtype: DTypeLike = None,
+    device: DeviceLike | None = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """Zeros with the shape (and by default the dtype and device) of ``t``."""
+    return _fill(t.shape, 0, dtype or t.dtype, device or t.device, requires_grad)
+
+
+def ones_like(
+    t: Tensor,
+    dtype: DTypeLike = None,
+    device: DeviceLike | None = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """Ones with the shape (and by default the dtype and device) of ``t``."""
+    return _fill(t.shape, 1, dtype or t.dtype, device or t.device, requires_grad)
+
+
+def full_like(
+    t: Tensor, fill_value: float, dtype: DTypeLike = None, device: DeviceLike | None = None
+) -> Tensor:
+    """``fill_value`` everywhere, with the shape of ``t``."""
+    return _fill(t.shape, fill_value, dtype or t.dtype, device or t.device, False)
+
+
+def arange(
+    start: float,
+    end: float | None = None,
+    step: float = 1,
+    dtype: DTypeLike = None,
+    device: DeviceLike | None = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """Values from ``start`` (inclusive) to ``end`` (exclusive) by ``step``.
+
+    Integer arguments give int64, any float gives float32, unless ``dtype`` is set.
+    """
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise ValueError("arange: step must not be zero")
+    if dtype is None:
+        ints = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
+        dtype = np.int64 if ints else np.float32
+    dev = Device(device) if device is not None else HOST
+    with dev.backend.device_context(dev):
+        array = dev.backend.xp.arange(start, end, step, dtype=as_dtype(dtype))
+    return _place(array, dev, requires_grad)
+
+
+def eye(
+    n: int, m: int | None = None, dtype: DTypeLike = None, device: DeviceLike | None = None
+) -> Tensor:
+    """The identity matrix (``n`` x ``m``)."""
+    dev = Device(device) if device is not None else HOST
+    with dev.backend.device_context(dev):
+        array = dev.backend.xp.eye(n, m, dtype=as_dtype(dtype or np.float32))
+    return _place(array, dev, False)
+
+
+def _random(
+    kind: str,
+    size: tuple[Any, ...],
+    dtype: DTypeLike,
+    device: DeviceLike | None,
+    requires_grad: bool,
+    generator: Any = None,
+) -> Tensor:
+    dev = Device(device) if device is not None else HOST
+    dt = as_dtype(dtype if dtype is not None else np.float32)
+    if dt.kind != "f":
+        raise TypeError(f"{kind} makes floating-point tensors, not {dt}")
+    gen = generator if generator is not None else dev.backend.generator(dev)
+    shape = _shape(size)
+    with dev.backend.device_context(dev):
+        sample_dtype = dt if dt in (np.float32, np.float64) else np.float32
+        if kind == "randn":
+            array = gen.standard_normal(shape, dtype=sample_dtype)
+        else:
+            array = gen.random(shape, dtype=sample_dtype)
+        array = array.astype(dt, copy=False)
+    return _place(array, dev, requires_grad)
+
+
+def randn(
+    *size: Any,
+    dtype: DTypeLike = None,
+    device: DeviceLike | None = None,
+    requires_grad: bool = False,
+    generator: Any = None,
+) -> Tensor:
+    """Samples of the standard normal distribution, from the device's generator
+    (seeded by :func:`manual_seed`)."""
+    return _random("randn", size, dtype, device, requires_grad, generator)
+
+
+def rand(
+    *size: Any,
+    dtype: DTypeLike = None,
+    device: DeviceLike | None = None,
+    requires_grad: bool = False,
+    generator: Any = None,
+) -> Tensor:
+    """Uniform samples in [0, 1), from the device's generator."""
+    return _random("rand", size, dtype, device, requires_grad, generator)
+
+
+def randint(
+    low: int,
+    high: int,
+    size: Sequence[int],
+    dtype: DTypeLike = None,
+    device: DeviceLike | None = None,
+) -> Tensor:
+    """Random integers in [low, high). Default dtype int64."""
+    dev = Device(device) if device is not None else HOST
+    gen = dev.backend.generator(dev)
+    with dev.backend.device_context(dev):
+        array = gen.integers(low, high, size=tuple(size)).astype(as_dtype(dtype or np.int64))
+    return _place(array, dev, False)
+
+
+def manual_seed(seed: int) -> None:
+    """Seed the random generators of every device of every usable backend."""
+    for name in registry.registered():
+        try:
+            backend = registry.get(name)
+        except (RuntimeError, ImportError):
+            continue
+        backend.manual_seed(seed)

@@ -1,0 +1,435 @@
+"""Elementwise ops: arithmetic, unary math, activations, comparisons.
+
+Binary ops broadcast like NumPy; the autograd engine sums each gradient back to the
+shape of its input, so a backward here returns full-shape gradients.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..autograd import Function
+from ..tensor import Tensor
+
+Operand = Any  # a Tensor or a Python/NumPy scalar
+
+
+def _scalar_dtype(tensor_dtype: np.dtype[Any], value: Any) -> Any:
+    """The dtype a Python scalar takes next to a tensor (PyTorch's rule)."""
+    if tensor_dtype.kind == "f":
+        return tensor_dtype
+    if isinstance(value, (float, np.floating)):
+        return np.float32
+    if tensor_dtype.kind == "b" and not isinstance(value, (bool, np.bool_)):
+        return np.int64
+    return tensor_dtype
+
+
+def as_operand(value: Operand, like: Tensor) -> Tensor:
+    """``value`` as a Tensor on ``like``'s device (scalars take a matching dtype)."""
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, (int, float, bool, np.number, np.bool_)):
+        array = like.xp.asarray(value, dtype=_scalar_dtype(like.dtype, value))
+        return Tensor._make(array, like.device, False, None)
+    return Tensor(value, device=like.device)
+
+
+def _binary(cls: type[Function], a: Operand, b: Operand) -> Tensor:
+    if not isinstance(a, Tensor):
+        a = as_operand(a, b)
+    elif not isinstance(b, Tensor):
+        b = as_operand(b, a)
+    if a.dtype is not b.dtype:
+        _check_promotable(cls.__name__.lower(), a, b)
+    try:
+        return cls.apply(a, b)
+    except ValueError:
+        if a.device is b.device:
+            try:
+                np.broadcast_shapes(a.shape, b.shape)
+            except ValueError:
+                raise ValueError(
+                    f"{cls.__name__.lower()}: shapes {a.shape} and {b.shape} do not broadcast"
+                ) from None
+        raise
+
+
+def _check_promotable(name: str, a: Tensor, b: Tensor) -> None:
+    kinds = {a.dtype.kind, b.dtype.kind}
+    if kinds == {"u", "i"} and np.result_type(a.dtype, b.dtype).kind == "f":
+        raise TypeError(
+            f"{name}: dtypes {a.dtype} and {b.dtype} cannot be combined without losing "
+            "precision; convert one of them first with .to(dtype=...)"
+        )
+
+
+class Add(Function):
+    def forward(self, a: Any, b: Any) -> Any:
+        return a + b
+
+    def backward(self, grad: Tensor) -> tuple[Tensor, Tensor]:
+        return grad, grad
+
+
+class Sub(Function):
+    def forward(self, a: Any, b: Any) -> Any:
+        return a - b
+
+    def backward(self, grad: Tensor) -> tuple[Tensor, Tensor | None]:
+        return grad, (-grad if self.needs_input_grad[1] else None)
+
+
+class Mul(Function):
+    def forward(self, a: Any, b: Any) -> Any:
+        return a * b
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        a, b = self.inputs
+        need_a, need_b = self.needs_input_grad
+        return (grad * b if need_a else None), (grad * a if need_b else None)
+
+
+class Div(Function):
+    def forward(self, a: Any, b: Any) -> Any:
+        return a / b
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        a, b = self.inputs
+        grad_a = grad / b
+        return grad_a, (-grad_a * a / b if self.needs_input_grad[1] else None)
+
+
+class Neg(Function):
+    def forward(self, a: Any) -> Any:
+        return -a
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return -grad
+
+
+class PowScalar(Function):
+    def forward(self, a: Any, *, exponent: float) -> Any:
+        self.exponent = exponent
+        return a**exponent
+
+    def backward(self, grad: Tensor) -> Tensor:
+        (a,) = self.inputs
+        p = self.exponent
+        if p == 2:
+            return grad * (a * 2.0)
+        return grad * (a ** (p - 1) * p)
+
+
+class Pow(Function):
+    saves_output = True
+
+    def forward(self, a: Any, b: Any) -> Any:
+        return a**b
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        a, b = self.inputs
+        grad_a = grad * b * a ** (b - 1) if self.needs_input_grad[0] else None
+        grad_b = grad * self.output() * log(a) if self.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+
+class Exp(Function):
+    saves_output = True
+
+    def forward(self, a: Any) -> Any:
+        return self.xp.exp(a)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return grad * self.output()
+
+
+class Log(Function):
+    def forward(self, a: Any) -> Any:
+        return self.xp.log(a)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return grad / self.inputs[0]
+
+
+class Sqrt(Function):
+    saves_output = True
+
+    def forward(self, a: Any) -> Any:
+        return self.xp.sqrt(a)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return grad / (self.output() * 2.0)
+
+
+class Abs(Function):
+    def forward(self, a: Any) -> Any:
+        self.sign = self.xp.sign(a)
+        return self.xp.abs(a)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return grad * Tensor._make(self.sign, self.device, False, None)
+
+
+class Relu(Function):
+    saves_output = True
+
+    def forward(self, a: Any) -> Any:
+        return self.xp.maximum(a, 0)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        mask = self.xp.greater(self.output().data, 0)
+        return grad * Tensor._make(mask, self.device, False, None)
+
+
+class Sigmoid(Function):
+    saves_output = True
+
+    def forward(self, a: Any) -> Any:
+        # 0.5 * (1 + tanh(a / 2)) is sigmoid without overflow for large |a|
+        out = self.xp.tanh(a * 0.5)
+        out += 1
+        out *= 0.5
+        return out
+
+    def backward(self, grad: Tensor) -> Tensor:
+        out = self.output()
+        return grad * (out * (1.0 - out))
+
+
+class Tanh(Function):
+    saves_output = True
+
+    def forward(self, a: Any) -> Any:
+        return self.xp.tanh(a)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        out = self.output()
+        return grad * (1.0 - out * out)
+
+
+class Maximum(Function):
+    """Elementwise maximum; at ties each input gets half the gradient (as PyTorch)."""
+
+    def forward(self, a: Any, b: Any) -> Any:
+        self.share_a = (a > b) + (a == b) * 0.5
+        return self.xp.maximum(a, b)
+
+    def backward(self, grad: Tensor) -> tuple[Tensor, Tensor]:
+        share = Tensor._make(self.share_a.astype(grad.dtype), self.device, False, None)
+        return grad * share, grad * (1.0 - share)
+
+
+class Minimum(Function):
+    """Elementwise minimum; at ties each input gets half the gradient (as PyTorch)."""
+
+    def forward(self, a: Any, b: Any) -> Any:
+        self.share_a = (a < b) + (a == b) * 0.5
+        return self.xp.minimum(a, b)
+
+    def backward(self, grad: Tensor) -> tuple[Tensor, Tensor]:
+        share = Tensor._make(self.share_a.astype(grad.dtype), self.device, False, None)
+        return grad * share, grad * (1.0 - share)
+
+
+class Clamp(Function):
+    def forward(self, a: Any, *, low: float | None, high: float | None) -> Any:
+        inside = self.xp.ones(a.shape, dtype=bool)
+        if low is not None:
+            inside &= a >= low
+        if high is not None:
+            inside &= a <= high
+        self.inside = inside
+        return self.xp.clip(a, low, high)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return grad * Tensor._make(self.inside, self.device, False, None)
+
+
+class Where(Function):
+    def forward(self, cond: Any, a: Any, b: Any) -> Any:
+        return self.xp.where(cond, a, b)
+
+    def backward(self, grad: Tensor) -> tuple[None, Tensor, Tensor]:
+        cond = self.inputs[0]
+        assert cond is not None
+        return None, grad * cond, grad * ~cond
+
+
+class Cast(Function):
+    def forward(self, a: Any, *, dtype: Any) -> Any:
+        return a.astype(dtype)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return grad  # the engine casts it back to the input's dtype
+
+
+class Clone(Function):
+    def forward(self, a: Any) -> Any:
+        return a.copy()
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return grad
+
+
+# ------------------------------------------------------------------ the functional API
+def add(a: Operand, b: Operand) -> Tensor:
+    """``a + b``, broadcasting."""
+    return _binary(Add, a, b)
+
+
+def sub(a: Operand, b: Operand) -> Tensor:
+    """``a - b``, broadcasting."""
+    return _binary(Sub, a, b)
+
+
+def mul(a: Operand, b: Operand) -> Tensor:
+    """``a * b``, broadcasting."""
+    return _binary(Mul, a, b)
+
+
+def div(a: Operand, b: Operand) -> Tensor:
+    """``a / b`` (true division: integers give float32), broadcasting."""
+    if isinstance(a, Tensor) and a.dtype.kind != "f":
+        a = a.to(dtype=np.float32)
+    if isinstance(b, Tensor) and b.dtype.kind != "f":
+        b = b.to(dtype=np.float32)
+    return _binary(Div, a, b)
+
+
+def neg(a: Tensor) -> Tensor:
+    """``-a``."""
+    return Neg.apply(a)
+
+
+def pow(a: Operand, exponent: Operand) -> Tensor:
+    """``a ** exponent``; the exponent may be a number or a tensor."""
+    if isinstance(a, Tensor) and isinstance(exponent, (int, float)):
+        return PowScalar.apply(a, exponent=exponent)
+    return _binary(Pow, a, exponent)
+
+
+def _float_input(name: str, a: Tensor) -> Tensor:
+    if a.dtype.kind != "f":
+        return a.to(dtype=np.float32)
+    return a
+
+
+def exp(a: Tensor) -> Tensor:
+    """``e ** a``."""
+    return Exp.apply(_float_input("exp", a))
+
+
+def log(a: Tensor) -> Tensor:
+    """The natural logarithm."""
+    return Log.apply(_float_input("log", a))
+
+
+def sqrt(a: Tensor) -> Tensor:
+    """The square root."""
+    return Sqrt.apply(_float_input("sqrt", a))
+
+
+def abs(a: Tensor) -> Tensor:
+    """The absolute value (its gradient at 0 is 0)."""
+    return Abs.apply(a)
+
+
+def relu(a: Tensor) -> Tensor:
+    """``max(a, 0)``."""
+    return Relu.apply(a)
+
+
+def sigmoid(a: Tensor) -> Tensor:
+    """``1 / (1 + exp(-a))``, computed without overflow."""
+    return Sigmoid.apply(_float_input("sigmoid", a))
+
+
+def tanh(a: Tensor) -> Tensor:
+    """The hyperbolic tangent."""
+    return Tanh.apply(_float_input("tanh", a))
+
+
+def maximum(a: Operand, b: Operand) -> Tensor:
+    """The elementwise maximum of two tensors, broadcasting."""
+    return _binary(Maximum, a, b)
+
+
+def minimum(a: Operand, b: Operand) -> Tensor:
+    """The elementwise minimum of two tensors, broadcasting."""
+    return _binary(Minimum, a, b)
+
+
+def clamp(a: Tensor, min: float | None = None, max: float | None = None) -> Tensor:
+    """Limit values to ``[min, max]``; the gradient is zero outside."""
+    if min is None and max is None:
+        raise ValueError("clamp: give at least one of min and max")
+    return Clamp.apply(a, low=min, high=max)
+
+
+def where(condition: Tensor, a: Operand, b: Operand) -> Tensor:
+    """``a`` where ``condition`` is true, else ``b``, broadcasting all three."""
+    if condition.dtype != np.bool_:
+        raise TypeError(f"where: condition must be a bool tensor, got {condition.dtype}")
+    ref = a if isinstance(a, Tensor) else b if isinstance(b, Tensor) else None
+    if ref is None:
+        ref = Tensor._make(
+            condition.xp.asarray(1.0, dtype=np.float32), condition.device, False, None
+        )
+    a, b = as_operand(a, ref), as_operand(b, ref)
+    if a.dtype is not b.dtype:
+        common = np.result_type(a.dtype, b.dtype)
+        a, b = a.to(dtype=common), b.to(dtype=common)
+    return Where.apply(condition, a, b)
+
+
+def _compare(ufunc: str, a: Operand, b: Operand) -> Tensor:
+    if not isinstance(a, Tensor):
+        a = as_operand(a, b)
+    b = as_operand(b, a)
+    if a.device is not b.device:
+        raise RuntimeError(
+            f"comparison: expected both tensors on one device, got {a.device} and {b.device}"
+        )
+    try:
+        result = getattr(a.xp, ufunc)(a.data, b.data)
+    except ValueError:
+        raise ValueError(f"{ufunc}: shapes {a.shape} and {b.shape} do not broadcast") from None
+    return Tensor._make(result, a.device, False, None)
+
+
+def eq(a: Operand, b: Operand) -> Tensor:
+    """``a == b`` elementwise (a bool tensor, no gradient)."""
+    return _compare("equal", a, b)
+
+
+def ne(a: Operand, b: Operand) -> Tensor:
+    """``a != b`` elementwise."""
+    return _compare("not_equal", a, b)
+
+
+def lt(a: Operand, b: Operand) -> Tensor:
+    """``a < b`` elementwise."""
+    return _compare("less", a, b)
+
+
+def le(a: Operand, b: Operand) -> Tensor:
+    """``a <= b`` elementwise."""
+    return _compare("less_equal", a, b)
+
+
+def gt(a: Operand, b: Operand) -> Tensor:
+    """``a > b`` elementwise."""
+    return _compare("greater", a, b)
+
+
+def ge(a: Operand, b: Operand) -> Tensor:
+    """``a >= b`` elementwise."""
+    return _compare("greater_equal", a, b)
+
+
+def logical_not(a: Tensor) -> Tensor:
+    """``~a`` for a bool tensor."""
+    return Tensor._make(a.xp.logical_not(a.data), a.device, False, None)

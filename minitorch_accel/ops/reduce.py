@@ -1,0 +1,197 @@
+"""Reductions: sum, mean, var, max, min, argmax, logsumexp, softmax and log-softmax."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..autograd import Function
+from ..tensor import Tensor
+
+Dim = int | Sequence[int] | None
+
+
+def normalize_dims(dim: Dim, ndim: int) -> tuple[int, ...]:
+    """Dims as a sorted tuple of non-negative ints (all dims for None)."""
+    if dim is None:
+        return tuple(range(ndim))
+    dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
+    out = []
+    for d in dims:
+        if not -builtins.max(ndim, 1) <= d < builtins.max(ndim, 1):
+            raise IndexError(f"dim {d} is out of range for a tensor with {ndim} dimension(s)")
+        out.append(int(d) % builtins.max(ndim, 1))
+    if len(set(out)) != len(out):
+        raise ValueError(f"dim {dim} names a dimension twice")
+    return tuple(sorted(out))
+
+
+def _kept_shape(shape: tuple[int, ...], dims: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(1 if i in dims else s for i, s in enumerate(shape))
+
+
+class Sum(Function):
+    def forward(self, a: Any, *, dims: tuple[int, ...], keepdim: bool) -> Any:
+        self.kept_shape = _kept_shape(a.shape, dims)
+        self.in_shape = a.shape
+        return a.sum(axis=dims, keepdims=keepdim)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return grad.reshape(self.kept_shape).expand(self.in_shape)
+
+
+def sum(a: Tensor, dim: Dim = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+    """Sum over ``dim`` (all dims by default), keeping them as size 1 if ``keepdim``."""
+    if dtype is not None:
+        a = a.to(dtype=dtype)
+    elif a.dtype.kind in "bi" and a.dtype != np.int64:
+        a = a.to(dtype=np.int64)
+    return Sum.apply(a, dims=normalize_dims(dim, a.ndim), keepdim=keepdim)
+
+
+def sum_to_shape(grad: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """Sum a broadcast gradient back to ``shape`` (the inverse of broadcasting)."""
+    extra = grad.ndim - len(shape)
+    dims = tuple(range(extra)) + tuple(
+        extra + i for i, s in enumerate(shape) if s == 1 and grad.shape[extra + i] != 1
+    )
+    out = Sum.apply(grad, dims=dims, keepdim=True) if dims else grad
+    return out.reshape(shape) if out.shape != shape else out
+
+
+def mean(a: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
+    """The mean over ``dim`` (all dims by default)."""
+    if a.dtype.kind != "f":
+        raise TypeError(f"mean needs a floating-point tensor, got {a.dtype}; use .float()")
+    dims = normalize_dims(dim, a.ndim)
+    count = int(np.prod([a.shape[d] for d in dims])) if dims else 1
+    return Sum.apply(a, dims=dims, keepdim=keepdim) * (1.0 / builtins.max(count, 1))
+
+
+def var(a: Tensor, dim: Dim = None, keepdim: bool = False, correction: int = 1) -> Tensor:
+    """The variance over ``dim``, divided by ``n - correction`` (1: unbiased, as PyTorch)."""
+    dims = normalize_dims(dim, a.ndim)
+    count = int(np.prod([a.shape[d] for d in dims])) if dims else 1
+    centered = a - mean(a, dims, keepdim=True)
+    return sum(centered * centered, dims, keepdim) * (1.0 / builtins.max(count - correction, 1))
+
+
+class MaxMin(Function):
+    """max or min over one dim; the gradient goes to the first extreme element only."""
+
+    def forward(self, a: Any, *, dim: int | None, keepdim: bool, largest: bool) -> Any:
+        xp = self.xp
+        flat = a.reshape(-1) if dim is None else a
+        axis = 0 if dim is None else dim
+        index = xp.argmax(flat, axis=axis) if largest else xp.argmin(flat, axis=axis)
+        index = xp.expand_dims(index, axis)
+        positions = xp.arange(flat.shape[axis])
+        self.one_hot = (
+            positions.reshape([-1 if i == axis else 1 for i in range(flat.ndim)]) == index
+        )
+        self.in_shape, self.dim = a.shape, dim
+        out = xp.take_along_axis(flat, index, axis=axis)
+        if dim is None:
+            return out.reshape((1,) * a.ndim if keepdim else ())
+        return out if keepdim else out.squeeze(axis)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        kept = _kept_shape(self.in_shape, normalize_dims(self.dim, len(self.in_shape)))
+        mask = Tensor._make(self.one_hot.reshape(self.in_shape), self.device, False, None)
+        return grad.reshape(kept) * mask
+
+
+def max(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    """The largest value over ``dim`` (all elements by default).
+
+    Unlike PyTorch, ``max(x, dim)`` returns only the values; use :func:`argmax` for the
+    indices. The gradient goes to the first maximal element.
+    """
+    if a.size == 0:
+        raise ValueError("max of an empty tensor")
+    d = None if dim is None else normalize_dims(dim, a.ndim)[0]
+    return MaxMin.apply(a, dim=d, keepdim=keepdim, largest=True)
+
+
+def min(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    """The smallest value over ``dim`` (all elements by default); see :func:`max`."""
+    if a.size == 0:
+        raise ValueError("min of an empty tensor")
+    d = None if dim is None else normalize_dims(dim, a.ndim)[0]
+    return MaxMin.apply(a, dim=d, keepdim=keepdim, largest=False)
+
+
+def argmax(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    """Index of the largest value over ``dim`` (of the flattened tensor by default)."""
+    return _arg(a, dim, keepdim, "argmax")
+
+
+def argmin(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    """Index of the smallest value over ``dim`` (of the flattened tensor by default)."""
+    return _arg(a, dim, keepdim, "argmin")
+
+
+def _arg(a: Tensor, dim: int | None, keepdim: bool, name: str) -> Tensor:
+    xp = a.xp
+    if dim is None:
+        out = getattr(xp, name)(a.data.reshape(-1))
+        if keepdim:
+            out = out.reshape((1,) * a.ndim)
+    else:
+        d = normalize_dims(dim, a.ndim)[0]
+        out = getattr(xp, name)(a.data, axis=d)
+        if keepdim:
+            out = xp.expand_dims(out, d)
+    return Tensor._make(xp.asarray(out, dtype=np.int64), a.device, False, None)
+
+
+def logsumexp(a: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
+    """``log(sum(exp(a)))`` over ``dim``, computed without overflow."""
+    dims = normalize_dims(dim, a.ndim)
+    shift = Tensor._make(a.data.max(axis=dims, keepdims=True), a.device, False, None)
+    shift.data[~a.xp.isfinite(shift.data)] = 0
+    out = (a - shift).exp().sum(dims, keepdim=True).log() + shift
+    return (
+        out if keepdim else out.reshape(tuple(s for i, s in enumerate(out.shape) if i not in dims))
+    )
+
+
+class LogSoftmax(Function):
+    saves_output = True
+
+    def forward(self, a: Any, *, dim: int) -> Any:
+        shifted = a - a.max(axis=dim, keepdims=True)
+        shifted -= self.xp.log(self.xp.exp(shifted).sum(axis=dim, keepdims=True))
+        self.dim = dim
+        return shifted
+
+    def backward(self, grad: Tensor) -> Tensor:
+        softmax = self.output().exp()
+        return grad - softmax * grad.sum(self.dim, keepdim=True)
+
+
+class Softmax(Function):
+    saves_output = True
+
+    def forward(self, a: Any, *, dim: int) -> Any:
+        out = self.xp.exp(a - a.max(axis=dim, keepdims=True))
+        out /= out.sum(axis=dim, keepdims=True)
+        self.dim = dim
+        return out
+
+    def backward(self, grad: Tensor) -> Tensor:
+        out = self.output()
+        return out * (grad - (grad * out).sum(self.dim, keepdim=True))
+
+
+def log_softmax(a: Tensor, dim: int = -1) -> Tensor:
+    """``a - logsumexp(a, dim)``: log-probabilities, computed stably."""
+    return LogSoftmax.apply(a, dim=normalize_dims(dim, a.ndim)[0])
+
+
+def softmax(a: Tensor, dim: int = -1) -> Tensor:
+    """``exp(a) / sum(exp(a), dim)``, computed stably."""
+    return Softmax.apply(a, dim=normalize_dims(dim, a.ndim)[0])

@@ -1,0 +1,238 @@
+"""Shape ops: reshape, transpose, permute, expand, squeeze, cat, stack, pad, indexing."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..autograd import Function
+from ..tensor import Tensor
+
+
+class Reshape(Function):
+    def forward(self, a: Any, *, shape: tuple[int, ...]) -> Any:
+        self.in_shape = a.shape
+        return a.reshape(shape)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return grad.reshape(self.in_shape)
+
+
+def reshape(a: Tensor, *shape: Any) -> Tensor:
+    """The same elements in a new shape (one dim may be -1). A view when possible."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    target = tuple(int(s) for s in shape)
+    known = int(np.prod([s for s in target if s != -1]))
+    if (
+        target.count(-1) > 1
+        or (-1 not in target and known != a.size)
+        or (-1 in target and (known == 0 or a.size % known))
+    ):
+        raise ValueError(
+            f"cannot reshape a tensor of shape {a.shape} ({a.size} elements) into {target}"
+        )
+    if target == a.shape:
+        return a
+    return Reshape.apply(a, shape=target)
+
+
+class Permute(Function):
+    def forward(self, a: Any, *, dims: tuple[int, ...]) -> Any:
+        self.dims = dims
+        return a.transpose(dims)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return grad.permute(*np.argsort(self.dims).tolist())
+
+
+def permute(a: Tensor, *dims: Any) -> Tensor:
+    """Reorder the dimensions: ``out.shape[i] == a.shape[dims[i]]`` (a view)."""
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        dims = tuple(dims[0])
+    norm = tuple(int(d) % builtins.max(a.ndim, 1) for d in dims)
+    if sorted(norm) != list(range(a.ndim)):
+        raise ValueError(f"permute: {dims} is not a permutation of the {a.ndim} dims of {a.shape}")
+    return Permute.apply(a, dims=norm)
+
+
+def transpose(a: Tensor, dim0: int = -2, dim1: int = -1) -> Tensor:
+    """Swap two dimensions (a view)."""
+    dims = list(range(a.ndim))
+    d0, d1 = dims[dim0], dims[dim1]
+    dims[d0], dims[d1] = d1, d0
+    return Permute.apply(a, dims=tuple(dims))
+
+
+class Expand(Function):
+    def forward(self, a: Any, *, shape: tuple[int, ...]) -> Any:
+        return self.xp.broadcast_to(a, shape)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return grad  # the engine sums it back to the input's shape
+
+
+def expand(a: Tensor, *shape: Any) -> Tensor:
+    """Broadcast to a larger shape without copying (-1 keeps a dim)."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    lead = len(shape) - a.ndim
+    if lead < 0:
+        raise ValueError(f"expand: cannot expand shape {a.shape} to fewer dims {shape}")
+    target = tuple(a.shape[i - lead] if s == -1 else int(s) for i, s in enumerate(shape))
+    try:
+        np.broadcast_shapes(a.shape, target)
+    except ValueError:
+        raise ValueError(f"expand: shape {a.shape} cannot be broadcast to {target}") from None
+    if target == a.shape:
+        return a
+    return Expand.apply(a, shape=target)
+
+
+def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    """Merge dims ``start_dim..end_dim`` into one."""
+    if a.ndim == 0:
+        return a.reshape(1)
+    start, end = start_dim % a.ndim, end_dim % a.ndim
+    shape = a.shape[:start] + (int(np.prod(a.shape[start : end + 1])),) + a.shape[end + 1 :]
+    return a.reshape(shape)
+
+
+def squeeze(a: Tensor, dim: int | None = None) -> Tensor:
+    """Remove dims of size 1 (only ``dim`` if given, and only if it has size 1)."""
+    if dim is None:
+        return a.reshape(tuple(s for s in a.shape if s != 1))
+    d = dim % builtins.max(a.ndim, 1)
+    if a.ndim == 0 or a.shape[d] != 1:
+        return a
+    return a.reshape(a.shape[:d] + a.shape[d + 1 :])
+
+
+def unsqueeze(a: Tensor, dim: int) -> Tensor:
+    """Insert a dim of size 1 at ``dim``."""
+    d = dim if dim >= 0 else dim + a.ndim + 1
+    if not 0 <= d <= a.ndim:
+        raise IndexError(f"unsqueeze: dim {dim} out of range for {a.ndim} dims")
+    return a.reshape(a.shape[:d] + (1,) + a.shape[d:])
+
+
+class Cat(Function):
+    def forward(self, *arrays: Any, dim: int) -> Any:
+        self.dim, self.sizes = dim, [x.shape[dim] for x in arrays]
+        return self.xp.concatenate(arrays, axis=dim)
+
+    def backward(self, grad: Tensor) -> tuple[Tensor, ...]:
+        pieces, start = [], 0
+        for size in self.sizes:
+            index = (slice(None),) * self.dim + (slice(start, start + size),)
+            pieces.append(grad[index])
+            start += size
+        return tuple(pieces)
+
+
+def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """Join tensors along an existing dim."""
+    if len(tensors) == 0:
+        raise ValueError("cat: expected a non-empty sequence of tensors")
+    ref = tensors[0]
+    d = dim % builtins.max(ref.ndim, 1)
+    for t in tensors[1:]:
+        if (
+            t.ndim != ref.ndim
+            or t.shape[:d] + t.shape[d + 1 :] != ref.shape[:d] + ref.shape[d + 1 :]
+        ):
+            raise ValueError(f"cat: shapes {ref.shape} and {t.shape} differ outside dim {dim}")
+    dtype = np.result_type(*[t.dtype for t in tensors])
+    return Cat.apply(*[t.to(dtype=dtype) for t in tensors], dim=d)
+
+
+def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """Join tensors of one shape along a new dim."""
+    if len(tensors) == 0:
+        raise ValueError("stack: expected a non-empty sequence of tensors")
+    shapes = {t.shape for t in tensors}
+    if len(shapes) > 1:
+        raise ValueError(f"stack: all tensors need the same shape, got {sorted(shapes)}")
+    return cat([unsqueeze(t, dim) for t in tensors], dim)
+
+
+class Pad(Function):
+    def forward(self, a: Any, *, widths: tuple[tuple[int, int], ...], value: float) -> Any:
+        self.index = tuple(slice(lo, lo + s) for (lo, _), s in zip(widths, a.shape, strict=False))
+        return self.xp.pad(a, widths, mode="constant", constant_values=value)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return grad[self.index]
+
+
+def pad(a: Tensor, pad: Sequence[int], value: float = 0.0) -> Tensor:
+    """Constant padding, PyTorch-style: ``pad=(left, right, top, bottom, ...)`` pads the
+    last dim first."""
+    if len(pad) % 2 or len(pad) // 2 > a.ndim:
+        raise ValueError(f"pad: expected pairs for at most {a.ndim} dims, got {tuple(pad)}")
+    if builtins.min(pad, default=0) < 0:
+        raise ValueError(f"pad: negative padding {tuple(pad)} is not supported")
+    widths = [(0, 0)] * a.ndim
+    for i in range(len(pad) // 2):
+        widths[a.ndim - 1 - i] = (int(pad[2 * i]), int(pad[2 * i + 1]))
+    return Pad.apply(a, widths=tuple(widths), value=value)
+
+
+def raw_index(index: Any) -> Any:
+    """An index with any Tensors in it replaced by their arrays."""
+    if isinstance(index, Tensor):
+        return index.data
+    if isinstance(index, tuple):
+        return tuple(i.data if isinstance(i, Tensor) else i for i in index)
+    if isinstance(index, list):
+        return np.asarray(index)
+    return index
+
+
+def _is_advanced(index: Any) -> bool:
+    parts = index if isinstance(index, tuple) else (index,)
+    return any(hasattr(p, "dtype") and p.dtype != np.bool_ for p in parts)
+
+
+class GetItem(Function):
+    def forward(self, a: Any, *, index: Any) -> Any:
+        self.index, self.in_shape = index, a.shape
+        return a[index]
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return IndexAdd.apply(grad, index=self.index, shape=self.in_shape)
+
+
+class IndexAdd(Function):
+    """``zeros(shape)`` with ``grad`` added at ``index``; repeated indices accumulate."""
+
+    def forward(self, grad: Any, *, index: Any, shape: tuple[int, ...]) -> Any:
+        self.index = index
+        out = self.xp.zeros(shape, dtype=grad.dtype)
+        if _is_advanced(index):
+            self.xp.add.at(out, index, grad)
+        else:
+            out[index] = grad
+        return out
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return GetItem.apply(grad, index=self.index)
+
+
+def getitem(a: Tensor, index: Any) -> Tensor:
+    """``a[index]``: ints, slices, None, Ellipsis, bool masks and int arrays (tensors
+    or arrays). The gradient of an int-array index accumulates repeated positions."""
+    raw = raw_index(index)
+    if isinstance(raw, tuple):
+        raw = tuple(a.xp.asarray(i) if isinstance(i, np.ndarray) else i for i in raw)
+    elif isinstance(raw, np.ndarray):
+        raw = a.xp.asarray(raw)
+    try:
+        return GetItem.apply(a, index=raw)
+    except IndexError as exc:
+        raise IndexError(
+            f"index {index!r} is invalid for a tensor of shape {a.shape}: {exc}"
+        ) from None
