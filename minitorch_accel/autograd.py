@@ -127,29 +127,35 @@ class Function:
 
     @classmethod
     def apply(cls, *inputs: Tensor | None, **params: Any) -> Tensor:
-        """Run the op on Tensors and record it in the graph when gradients are needed."""
-        device = None
-        requires_grad = False
-        arrays: list[Any] = []
-        for t in inputs:
-            if t is None:
-                arrays.append(None)
-                continue
-            if device is None:
-                device = t.device
-            elif t.device is not device:
-                _raise_mixed_devices(cls, inputs)
-            requires_grad = requires_grad or t.requires_grad
-            arrays.append(t.data)
-        if device is None:
-            raise ValueError(f"{cls.__name__} needs at least one Tensor input")
+        """Run the op on Tensors and record it in the graph when gradients are needed.
+
+        The first input must be a Tensor; later ones may be None (an absent bias).
+        """
+        first = inputs[0]
+        if first is None:
+            raise ValueError(f"{cls.__name__}: the first input must be a Tensor")
+        device = first.device
+        requires_grad = first.requires_grad
+        if len(inputs) == 1:
+            arrays: Any = (first.data,)
+        else:
+            arrays = [first.data]
+            for t in inputs[1:]:
+                if t is None:
+                    arrays.append(None)
+                    continue
+                if t.device is not device:
+                    _raise_mixed_devices(cls, inputs)
+                if t.requires_grad:
+                    requires_grad = True
+                arrays.append(t.data)
         fn = cls.__new__(cls)
         fn.device = device
-        fn.xp = device.backend.xp
+        fn.xp = device.xp
         data = fn.forward(*arrays, **params)
         if requires_grad and _grad_mode.enabled:
             fn.inputs = inputs  # type: ignore[assignment]
-            fn.needs_input_grad = tuple(t is not None and t.requires_grad for t in inputs)
+            fn.needs_input_grad = tuple([t is not None and t.requires_grad for t in inputs])
             out = _make_tensor(data, device, True, fn)
             if cls.saves_output:
                 fn._out_data = data
@@ -246,9 +252,9 @@ def run_backward(
             for t, g in zip(fn.inputs, results, strict=False):
                 if g is None or t is None or not t.requires_grad:
                     continue
-                if g.shape != t.shape:
+                if g.data.shape != t.data.shape:
                     g = sum_to_shape(g, t.shape)
-                if g.dtype != t.dtype:
+                if g.data.dtype is not t.data.dtype and g.data.dtype != t.data.dtype:
                     g = g.to(dtype=t.dtype)
                 if t._node is None:
                     _deliver(t, g, wanted, captured)

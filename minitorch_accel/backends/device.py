@@ -36,13 +36,14 @@ class Device:
     True
     """
 
-    __slots__ = ("type", "index", "_backend")
+    __slots__ = ("type", "index", "_backend", "_xp")
     _interned: ClassVar[dict[str, Device]] = {}
     _lock: ClassVar[threading.Lock] = threading.Lock()
 
     type: str
     index: int | None
     _backend: Backend | None
+    _xp: Any
 
     def __new__(cls, name: DeviceLike) -> Device:
         if isinstance(name, Device):
@@ -66,7 +67,7 @@ class Device:
             dev = cls._interned.get(canonical)
             if dev is None:
                 dev = object.__new__(cls)
-                dev.type, dev.index, dev._backend = dev_type, index, None
+                dev.type, dev.index, dev._backend, dev._xp = dev_type, index, None, None
                 cls._interned[canonical] = dev
             cls._interned[name] = dev
         return dev
@@ -80,12 +81,14 @@ class Device:
             backend = registry.get(self.type)
             backend.check_device(self)
             self._backend = backend
+            self._xp = backend.xp
         return self._backend
 
     @property
     def xp(self) -> Any:
         """The array module (``numpy`` or ``cupy``) of this device."""
-        return self.backend.xp
+        xp = self._xp
+        return xp if xp is not None else self.backend.xp
 
     @property
     def is_host(self) -> bool:

@@ -1,0 +1,79 @@
+"""How fast is the DataLoader alone? Samples per second on the embedded MNIST sample.
+
+Run ``python benchmarks/dataloader.py`` (add ``--device cuda`` on a GPU machine).
+It times full epochs over ``MNIST(sample=True)`` (4,000 images) at batch 256 for:
+
+* the array path (fancy indexing), in order and shuffled;
+* the sample-by-sample path (forced by an identity ``transform``), for contrast;
+* with ``--device``: batches copied there by the prefetching thread.
+
+A loader is fast enough when it delivers batches much faster than the model
+consumes them; compare the figures below with the training step time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from minitorch_accel.data import DataLoader
+from minitorch_accel.datasets import MNIST
+
+
+def samples_per_second(make: Callable[[], DataLoader], epochs: int) -> float:
+    """Best-of-``epochs`` throughput of one full pass over the loader."""
+    loader = make()
+    for _ in loader:  # warm-up epoch (first allocations, CUDA initialization)
+        pass
+    best = float("inf")
+    n = 0
+    for _ in range(epochs):
+        start = time.perf_counter()
+        n = 0
+        for batch in loader:
+            n += batch[0].shape[0]
+        best = min(best, time.perf_counter() - start)
+    return n / best
+
+
+def main() -> None:
+    """Print a table of DataLoader throughputs."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--batch-size", type=int, default=256)
+    parser.add_argument("--epochs", type=int, default=5)
+    parser.add_argument("--device", default=None, help="also time prefetching to this device")
+    args = parser.parse_args()
+
+    plain = MNIST(sample=True)
+    with_transform = MNIST(sample=True, transform=lambda image: image)
+    bs = args.batch_size
+    cases: list[tuple[str, Callable[[], DataLoader]]] = [
+        ("arrays, in order", lambda: DataLoader(plain, bs)),
+        ("arrays, shuffled", lambda: DataLoader(plain, bs, shuffle=True, seed=0)),
+        ("sample by sample, shuffled",
+         lambda: DataLoader(with_transform, bs, shuffle=True, seed=0)),
+        ("arrays, shuffled, to cpu:1 (thread)",
+         lambda: DataLoader(plain, bs, shuffle=True, seed=0, device="cpu:1")),
+    ]
+    if args.device:
+        cases.append((f"arrays, shuffled, to {args.device} (thread)",
+                      lambda: DataLoader(plain, bs, shuffle=True, seed=0, device=args.device)))
+
+    print(f"DataLoader on MNIST(sample=True): {len(plain)} images, batch {bs}, "
+          f"best of {args.epochs} epochs")
+    print(f"{'case':<44} {'samples/s':>12} {'ms/batch':>9}")
+    for name, make in cases:
+        rate = samples_per_second(make, args.epochs)
+        print(f"{name:<44} {rate:>12,.0f} {1000 * bs / rate:>9.3f}")
+    image_mb = np.prod(plain.arrays[0].shape[1:]) * 4 * bs / 2**20
+    print(f"(one batch of images is {image_mb:.2f} MiB of float32)")
+    # TODO(lead): add the LeNet training step time (s/batch at batch 256, CPU and GPU)
+    # here, so the table shows the loader's ms/batch next to the step it has to feed.
+    print("LeNet training step for comparison: not measured yet (placeholder).")
+
+
+if __name__ == "__main__":
+    main()

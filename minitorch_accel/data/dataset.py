@@ -1,0 +1,225 @@
+"""Datasets: anything with ``__len__`` and ``__getitem__``, plus the array-backed kind.
+
+A dataset that holds its whole data as NumPy arrays exposes them as ``arrays``
+(a tuple of arrays with the same first dimension, one per field). The
+:class:`~minitorch_accel.data.DataLoader` then cuts a batch out of each array with
+one fancy-indexing call instead of fetching samples one by one, which is what
+makes it fast. :class:`TensorDataset` and the datasets of
+:mod:`minitorch_accel.datasets` are array-backed.
+"""
+
+from __future__ import annotations
+
+import abc
+import math
+import operator
+from collections.abc import Sequence
+from typing import Any, Generic, Protocol, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+from ..tensor import Tensor
+
+__all__ = ["Dataset", "Sample", "SizedDataset", "Subset", "TensorDataset", "random_split"]
+
+T_co = TypeVar("T_co", covariant=True)
+Sample = tuple[Any, ...]
+
+
+class SizedDataset(Protocol[T_co]):
+    """What the data utilities need of a dataset: a length and integer indexing."""
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, index: int) -> T_co: ...
+
+
+class Dataset(abc.ABC, Generic[T_co]):
+    """Base class of map-style datasets: ``dataset[i]`` for ``0 <= i < len(dataset)``.
+
+    Subclasses implement :meth:`__getitem__` and :meth:`__len__`. Any object with
+    those two methods works with :class:`DataLoader` too, subclass or not.
+
+    Examples
+    --------
+    >>> class Squares(Dataset[tuple[int, int]]):
+    ...     def __len__(self) -> int:
+    ...         return 4
+    ...     def __getitem__(self, i: int) -> tuple[int, int]:
+    ...         return i, i * i
+    >>> Squares()[3]
+    (3, 9)
+    """
+
+    @abc.abstractmethod
+    def __getitem__(self, index: int) -> T_co:
+        """Return sample ``index``."""
+
+    @abc.abstractmethod
+    def __len__(self) -> int:
+        """Return the number of samples."""
+
+
+def _as_numpy(value: Any) -> npt.NDArray[Any]:
+    if isinstance(value, Tensor):
+        return value.numpy()
+    return np.asarray(value)
+
+
+class TensorDataset(Dataset[Sample]):
+    """A dataset of equally long arrays or tensors; sample ``i`` is ``(a[i], b[i], ...)``.
+
+    Parameters
+    ----------
+    *arrays : numpy.ndarray or Tensor
+        At least one; all with the same length along the first dimension. Tensors
+        are brought to the host as NumPy arrays (the loader moves batches to a device).
+
+    Attributes
+    ----------
+    arrays : tuple of numpy.ndarray
+        The data, used by :class:`DataLoader` to build batches by fancy indexing.
+
+    Raises
+    ------
+    ValueError
+        With no array, a 0-dimensional one, or first dimensions that differ (all
+        shapes named).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ds = TensorDataset(np.zeros((5, 3), np.float32), np.arange(5))
+    >>> len(ds), ds[2][1]
+    (5, np.int64(2))
+    """
+
+    def __init__(self, *arrays: npt.ArrayLike | Tensor) -> None:
+        if not arrays:
+            raise ValueError("TensorDataset needs at least one array")
+        data = tuple(_as_numpy(a) for a in arrays)
+        shapes = ", ".join(str(a.shape) for a in data)
+        if any(a.ndim == 0 for a in data):
+            raise ValueError(f"TensorDataset needs arrays with a first dimension, got {shapes}")
+        if len({a.shape[0] for a in data}) != 1:
+            raise ValueError(
+                f"TensorDataset arrays must have the same first dimension, got shapes {shapes}"
+            )
+        self.arrays: tuple[npt.NDArray[Any], ...] = data
+
+    def __len__(self) -> int:
+        """Number of samples (the common first dimension)."""
+        return int(self.arrays[0].shape[0])
+
+    def __getitem__(self, index: int) -> Sample:
+        """Return ``(a[index], b[index], ...)``."""
+        return tuple(a[index] for a in self.arrays)
+
+    def __repr__(self) -> str:
+        shapes = ", ".join(f"{a.dtype}{list(a.shape)}" for a in self.arrays)
+        return f"TensorDataset({shapes})"
+
+
+class Subset(Dataset[T_co]):
+    """The samples of ``dataset`` at ``indices``, in that order.
+
+    Parameters
+    ----------
+    dataset : dataset
+        Any object with ``__len__`` and ``__getitem__``.
+    indices : sequence of int
+        Positions in ``dataset`` (negative ones count from the end).
+
+    Raises
+    ------
+    IndexError
+        If an index is out of range for ``dataset``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ds = TensorDataset(np.arange(10))
+    >>> [int(x[0]) for x in Subset(ds, [9, 0, 3])]
+    [9, 0, 3]
+    """
+
+    def __init__(self, dataset: SizedDataset[T_co], indices: Sequence[int] | npt.ArrayLike) -> None:
+        idx = np.asarray(indices, dtype=np.int64).reshape(-1)
+        n = len(dataset)
+        if idx.size and (idx.min() < -n or idx.max() >= n):
+            bad = int(idx[(idx < -n) | (idx >= n)][0])
+            raise IndexError(f"Subset index {bad} out of range for a dataset of {n} samples")
+        self.dataset = dataset
+        self.indices: npt.NDArray[np.int64] = np.where(idx < 0, idx + n, idx)
+
+    def __len__(self) -> int:
+        """Number of selected samples."""
+        return int(self.indices.size)
+
+    def __getitem__(self, index: int) -> T_co:
+        """Return ``dataset[indices[index]]``."""
+        return self.dataset[int(self.indices[operator.index(index)])]
+
+    def __repr__(self) -> str:
+        return f"Subset({self.dataset!r}, n={len(self)})"
+
+
+def _split_lengths(n: int, lengths: Sequence[float]) -> list[int]:
+    if any(x < 0 for x in lengths):
+        raise ValueError(f"random_split lengths must not be negative, got {list(lengths)}")
+    if all(isinstance(x, (int, np.integer)) for x in lengths):
+        if sum(int(x) for x in lengths) != n:
+            raise ValueError(
+                f"random_split lengths {list(lengths)} sum to {sum(int(x) for x in lengths)}, "
+                f"but the dataset has {n} samples"
+            )
+        return [int(x) for x in lengths]
+    if not math.isclose(float(sum(lengths)), 1.0, abs_tol=1e-6):
+        raise ValueError(
+            f"random_split fractions {list(lengths)} sum to {sum(lengths)}, not 1 "
+            "(give integer lengths or fractions)"
+        )
+    counts = [int(math.floor(n * float(x))) for x in lengths]
+    for i in range(n - sum(counts)):  # hand out the remainder one by one, round robin
+        counts[i % len(counts)] += 1
+    return counts
+
+
+def random_split(
+    dataset: SizedDataset[T_co], lengths: Sequence[float], seed: int | None = None
+) -> list[Subset[T_co]]:
+    """Split a dataset at random into non-overlapping subsets.
+
+    Parameters
+    ----------
+    dataset : dataset
+        What to split.
+    lengths : sequence of int or float
+        Sizes of the parts, summing to ``len(dataset)``, or fractions summing to 1
+        (each part gets ``floor(n * fraction)``, the remainder is handed out one
+        sample at a time from the first part on).
+    seed : int, optional
+        Seed of the permutation: the same seed gives the same split. None draws
+        fresh entropy.
+
+    Returns
+    -------
+    list of Subset
+
+    Raises
+    ------
+    ValueError
+        If a length is negative or the lengths do not add up.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> train, val = random_split(TensorDataset(np.arange(10)), [0.8, 0.2], seed=0)
+    >>> len(train), len(val)
+    (8, 2)
+    """
+    counts = _split_lengths(len(dataset), lengths)
+    order = np.random.default_rng(seed).permutation(len(dataset))
+    bounds = np.cumsum([0, *counts])
+    return [Subset(dataset, order[a:b]) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
