@@ -102,6 +102,10 @@ class DataLoader:
     prefetch : int, default 2
         With ``device``: how many batches the thread may have ready ahead of the
         caller.
+    sampler : iterable of int, optional
+        The indices of one epoch, in order (e.g. a
+        :class:`~minitorch_accel.distributed.DistributedSampler` giving each process
+        its own part). It must have ``__len__``; ``shuffle`` must then be False.
 
     Yields
     ------
@@ -139,11 +143,15 @@ class DataLoader:
         seed: int | None = None,
         device: DeviceLike | None = None,
         prefetch: int = 2,
+        sampler: Any = None,
     ) -> None:
         if isinstance(batch_size, bool) or int(batch_size) != batch_size or batch_size < 1:
             raise ValueError(f"DataLoader batch_size must be an integer >= 1, got {batch_size!r}")
         if isinstance(prefetch, bool) or int(prefetch) != prefetch or prefetch < 1:
             raise ValueError(f"DataLoader prefetch must be an integer >= 1, got {prefetch!r}")
+        if sampler is not None and shuffle:
+            raise ValueError("DataLoader: sampler and shuffle=True exclude each other")
+        self.sampler = sampler
         self.dataset = dataset
         self.batch_size = int(batch_size)
         self.shuffle = bool(shuffle)
@@ -155,12 +163,17 @@ class DataLoader:
 
     def __len__(self) -> int:
         """Number of batches per epoch."""
-        n = len(self.dataset)
+        n = len(self.dataset) if self.sampler is None else len(self.sampler)
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
 
     def _batch_indices(self) -> list[npt.NDArray[np.int64]]:
-        n = len(self.dataset)
-        order = self._rng.permutation(n) if self.shuffle else np.arange(n, dtype=np.int64)
+        if self.sampler is not None:
+            order = np.fromiter(iter(self.sampler), dtype=np.int64)
+        elif self.shuffle:
+            order = self._rng.permutation(len(self.dataset))
+        else:
+            order = np.arange(len(self.dataset), dtype=np.int64)
+        n = len(order)
         stop = len(self) * self.batch_size
         return [order[i : min(i + self.batch_size, n)] for i in range(0, stop, self.batch_size)]
 

@@ -1,0 +1,32 @@
+# Everyday tasks. `make check` is what CI runs (through the README's test command).
+PYTHON ?= python
+PYTEST_ARGS ?=
+
+.PHONY: check lint typecheck test test-gpu docs doctest bench figures
+
+check: lint typecheck test docs
+
+lint:
+	ruff check minitorch_accel tests benchmarks examples docs
+
+typecheck:
+	mypy --strict minitorch_accel
+
+# pytest exits with 5 when it collects no test: that is not a failure here.
+test:
+	$(PYTHON) -m pytest $(PYTEST_ARGS) || [ $$? -eq 5 ]
+
+test-gpu:
+	$(PYTHON) -m pytest -m gpu $(PYTEST_ARGS)
+
+docs:
+	@if [ -f docs/conf.py ]; then \
+	  sphinx-build -W --keep-going -q -b html docs docs/_build/html && \
+	  sphinx-build -W --keep-going -q -b doctest docs docs/_build/doctest; \
+	else echo "docs/conf.py not found: skipping the docs build"; fi
+
+bench:
+	for f in benchmarks/*.py; do echo "== $$f"; $(PYTHON) $$f || exit 1; done
+
+figures:
+	$(PYTHON) docs/make_figures.py

@@ -1,0 +1,42 @@
+"""Data parallel across processes and machines, over MPI (mpi4py).
+
+Run a script with ``mpiexec -n 2 python script.py``; in it, ``distributed.init()``, a
+:class:`DistributedSampler` per rank, and :class:`DistributedTrainer` (or
+:func:`broadcast_parameters` + :func:`allreduce_gradients` in your own loop).
+"""
+
+from .comm import (
+    abort,
+    allreduce_array,
+    barrier,
+    broadcast_array,
+    broadcast_object,
+    init,
+    is_initialized,
+    rank,
+    world_size,
+)
+from .sampler import DistributedSampler
+from .sync import allreduce_flat, allreduce_gradients, broadcast_parameters, pack, unpack
+from .trainer import DistributedTrainer, load_checkpoint, save_checkpoint
+
+__all__ = [
+    "DistributedSampler",
+    "DistributedTrainer",
+    "abort",
+    "allreduce_array",
+    "allreduce_flat",
+    "allreduce_gradients",
+    "barrier",
+    "broadcast_array",
+    "broadcast_object",
+    "broadcast_parameters",
+    "init",
+    "is_initialized",
+    "load_checkpoint",
+    "pack",
+    "rank",
+    "save_checkpoint",
+    "unpack",
+    "world_size",
+]

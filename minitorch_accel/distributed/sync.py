@@ -1,0 +1,143 @@
+"""Keeping replicas identical: broadcast parameters, all-reduce gradients.
+
+Gradients travel as ONE flat buffer per step (not one message per tensor): packing
+costs a copy, but a single large message runs at full bandwidth while many small ones
+pay the latency of each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..autograd import no_grad
+from ..tensor import Tensor
+from . import comm
+
+
+def pack(xp: Any, arrays: Sequence[Any], extra: Sequence[float] = (), dtype: Any = None) -> Any:
+    """One contiguous 1-D buffer holding every array (flattened) then ``extra`` values."""
+    dtype = dtype or (arrays[0].dtype if arrays else np.float64)
+    total = sum(int(a.size) for a in arrays) + len(extra)
+    flat = xp.empty(total, dtype=dtype)
+    offset = 0
+    for a in arrays:
+        flat[offset : offset + a.size] = a.reshape(-1)
+        offset += int(a.size)
+    if extra:
+        flat[offset:] = xp.asarray(extra, dtype=dtype)
+    return flat
+
+
+def unpack(flat: Any, shapes: Sequence[tuple[int, ...]]) -> list[Any]:
+    """Views into ``flat`` with the given shapes (the inverse of :func:`pack`)."""
+    views, offset = [], 0
+    for shape in shapes:
+        n = int(np.prod(shape))
+        views.append(flat[offset : offset + n].reshape(shape))
+        offset += n
+    return views
+
+
+class _Nccl:
+    """A NCCL communicator between the ranks' GPUs, set up through MPI once."""
+
+    communicators: dict[int, Any] = {}
+
+    @classmethod
+    def get(cls, device_index: int) -> Any:
+        found = cls.communicators.get(device_index)
+        if found is None:
+            from cupy.cuda import nccl
+
+            uid = comm.broadcast_object(nccl.get_unique_id() if comm.rank() == 0 else None)
+            found = nccl.NcclCommunicator(comm.world_size(), uid, comm.rank())
+            cls.communicators[device_index] = found
+        return found
+
+
+def _nccl_available() -> bool:
+    try:
+        from cupy.cuda import nccl
+
+        return bool(nccl.available) if hasattr(nccl, "available") else True
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def allreduce_flat(flat: Tensor) -> None:
+    """Sum a flat buffer over all ranks, in place: NCCL for GPU buffers when present,
+    otherwise staged through host memory and MPI."""
+    if comm.world_size() == 1:
+        return
+    device = flat.device
+    if device.type == "cuda" and _nccl_available():
+        from cupy.cuda import nccl
+
+        kinds = {np.dtype(np.float32): nccl.NCCL_FLOAT32, np.dtype(np.float64): nccl.NCCL_FLOAT64}
+        stream = flat.xp.cuda.get_current_stream()
+        communicator = _Nccl.get(device.index or 0)
+        data = flat.data
+        comm.guarded(
+            "nccl allreduce",
+            lambda: communicator.allReduce(
+                data.data.ptr,
+                data.data.ptr,
+                data.size,
+                kinds[data.dtype],
+                nccl.NCCL_SUM,
+                stream.ptr,
+            ),
+        )
+        stream.synchronize()
+        return
+    host = np.ascontiguousarray(device.backend.to_host(flat.data))
+    comm.allreduce_array(host)
+    if device.type == "cpu":
+        flat.data[...] = host
+    else:
+        flat.data[...] = device.backend.asarray(host, device)
+
+
+def broadcast_parameters(model: Any, root: int = 0) -> None:
+    """Make every rank's parameters and buffers equal to ``root``'s (one message)."""
+    tensors = list(model.parameters()) + list(model.buffers())
+    if not tensors or comm.world_size() == 1:
+        return
+    by_dtype: dict[Any, list[Tensor]] = {}
+    for t in tensors:
+        by_dtype.setdefault(t.dtype, []).append(t)
+    with no_grad():
+        for group in by_dtype.values():
+            host = [t.device.backend.to_host(t.data) for t in group]
+            flat = pack(np, host)
+            comm.broadcast_array(flat, root=root)
+            for t, values in zip(group, unpack(flat, [t.shape for t in group]), strict=True):
+                t.data[...] = (
+                    values if t.device.type == "cpu" else t.device.backend.asarray(values, t.device)
+                )
+
+
+def allreduce_gradients(model: Any, weight: float | None = None) -> None:
+    """Average the gradients of ``model``'s parameters over all ranks (one message).
+
+    Parameters
+    ----------
+    weight : float, optional
+        This rank's share of the global batch (its samples / all samples); the result
+        is then ``sum_r weight_r * grad_r``, which equals the gradient of the whole
+        batch even when the ranks' batches differ in size. Default: ``1 / world_size``.
+    """
+    params = [p for p in model.parameters() if p.requires_grad]
+    if not params:
+        return
+    share = 1.0 / comm.world_size() if weight is None else float(weight)
+    xp, device = params[0].xp, params[0].device
+    grads = [p.grad.data if p.grad is not None else xp.zeros(p.shape, p.dtype) for p in params]
+    flat = Tensor._make(pack(xp, grads), device, False, None)
+    flat.data *= share
+    allreduce_flat(flat)
+    for p, view in zip(params, unpack(flat.data, [p.shape for p in params]), strict=True):
+        p.grad = Tensor._make(view, device, False, None)
