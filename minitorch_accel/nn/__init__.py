@@ -1,0 +1,52 @@
+"""Neural-network building blocks, named as in ``torch.nn``.
+
+:class:`Module` and :class:`Parameter`, the layers, the losses, containers,
+:mod:`~minitorch_accel.nn.functional` (stateless functions, ``import ... as F``) and
+:mod:`~minitorch_accel.nn.init` (weight initialization).
+
+Examples
+--------
+>>> import minitorch_accel as mta
+>>> from minitorch_accel import nn
+>>> model = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 3))
+>>> loss = nn.CrossEntropyLoss()(model(mta.randn(8, 4)), mta.randint(0, 3, (8,)))
+>>> loss.backward()
+>>> model[0].weight.grad.shape
+(16, 4)
+"""
+
+from __future__ import annotations
+
+from . import functional, init
+from .container import ModuleList, Sequential
+from .conv_layers import AdaptiveAvgPool2d, AvgPool2d, Conv2d, MaxPool2d
+from .layers import CrossEntropyLoss, Dropout, Flatten, Identity, MSELoss, NLLLoss, ReLU
+from .linear import Linear
+from .module import Module
+from .module_state import IncompatibleKeys
+from .norm import BatchNorm1d, BatchNorm2d
+from .parameter import Parameter
+
+__all__ = [
+    "AdaptiveAvgPool2d",
+    "AvgPool2d",
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "Conv2d",
+    "CrossEntropyLoss",
+    "Dropout",
+    "Flatten",
+    "Identity",
+    "IncompatibleKeys",
+    "Linear",
+    "MSELoss",
+    "MaxPool2d",
+    "Module",
+    "ModuleList",
+    "NLLLoss",
+    "Parameter",
+    "ReLU",
+    "Sequential",
+    "functional",
+    "init",
+]

@@ -1,0 +1,148 @@
+"""Containers: :class:`Sequential` (a pipeline) and :class:`ModuleList` (a list)."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator
+from typing import Any, TypeVar, overload
+
+from .module import Module
+
+S = TypeVar("S", bound="_ModuleSequence")
+
+
+def _index(i: int, length: int, what: str) -> int:
+    if not -length <= i < length:
+        raise IndexError(f"index {i} is out of range for a {what} of length {length}")
+    return i % length
+
+
+class _ModuleSequence(Module):
+    """Submodules named "0", "1", ...: what Sequential and ModuleList share."""
+
+    def _items(self) -> list[Module]:
+        return [m for m in self._modules.values() if m is not None]
+
+    def _renumber(self, modules: Iterable[Module]) -> None:
+        self._modules.clear()
+        for i, module in enumerate(modules):
+            self.add_module(str(i), module)
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._items())
+
+    def __setitem__(self, i: int, module: Module) -> None:
+        key = list(self._modules)[_index(i, len(self), type(self).__name__)]
+        self.add_module(key, module)
+
+    def __delitem__(self, i: int | slice) -> None:
+        items = self._items()
+        del items[i if isinstance(i, slice) else _index(i, len(items), type(self).__name__)]
+        self._renumber(items)
+
+    def append(self: S, module: Module) -> S:
+        """Add ``module`` at the end; returns self."""
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self: S, modules: Iterable[Module]) -> S:
+        """Add every module of ``modules`` at the end; returns self."""
+        for module in modules:
+            self.append(module)
+        return self
+
+    def insert(self, index: int, module: Module) -> None:
+        """Insert ``module`` before position ``index``."""
+        items = self._items()
+        items.insert(index, module)
+        self._renumber(items)
+
+
+class Sequential(_ModuleSequence):
+    """Modules applied one after the other: ``Sequential(a, b)(x) == b(a(x))``.
+
+    Parameters
+    ----------
+    *modules : Module, or one OrderedDict of name to Module
+        Unnamed modules are called "0", "1", ...
+
+    Examples
+    --------
+    >>> from minitorch_accel import nn
+    >>> net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+    >>> len(net), type(net[1]).__name__, len(net[:2])
+    (3, 'ReLU', 2)
+    """
+
+    def __init__(self, *modules: Module | OrderedDict[str, Module]) -> None:
+        super().__init__()
+        if len(modules) == 1 and isinstance(modules[0], OrderedDict):
+            for name, module in modules[0].items():
+                self.add_module(name, module)
+            return
+        for i, item in enumerate(modules):
+            if not isinstance(item, Module):
+                raise TypeError(
+                    f"Sequential: argument {i} is a {type(item).__name__}, not a Module"
+                )
+            self.add_module(str(i), item)
+
+    @overload
+    def __getitem__(self, i: int) -> Module: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequential: ...
+
+    def __getitem__(self, i: int | slice) -> Module | Sequential:
+        if isinstance(i, slice):
+            return Sequential(OrderedDict(list(self._modules.items())[i]))  # type: ignore[arg-type]
+        return self._items()[_index(i, len(self), "Sequential")]
+
+    def forward(self, input: Any) -> Any:
+        """Feed ``input`` through every module in order."""
+        for module in self:
+            input = module(input)
+        return input
+
+
+class ModuleList(_ModuleSequence):
+    """A list of modules whose parameters are registered (a plain list's are not).
+
+    Parameters
+    ----------
+    modules : iterable of Module, optional
+
+    Examples
+    --------
+    >>> from minitorch_accel import nn
+    >>> layers = nn.ModuleList([nn.Linear(2, 2) for _ in range(3)])
+    >>> len(list(layers.parameters()))
+    6
+    """
+
+    def __init__(self, modules: Iterable[Module] | None = None) -> None:
+        super().__init__()
+        if modules is not None:
+            self.extend(modules)
+
+    @overload
+    def __getitem__(self, i: int) -> Module: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> ModuleList: ...
+
+    def __getitem__(self, i: int | slice) -> Module | ModuleList:
+        if isinstance(i, slice):
+            return ModuleList(self._items()[i])
+        return self._items()[_index(i, len(self), "ModuleList")]
+
+    def __iadd__(self, modules: Iterable[Module]) -> ModuleList:
+        self.extend(modules)
+        return self
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        """A ModuleList is not callable: iterate over it in the parent's forward."""
+        raise NotImplementedError("ModuleList has no forward(); call its modules in a loop")

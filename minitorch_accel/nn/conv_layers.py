@@ -1,0 +1,194 @@
+"""Convolution and pooling layers over (N, C, H, W) inputs."""
+
+from __future__ import annotations
+
+import math
+
+from .. import factories
+from ..backends import DeviceLike
+from ..convert import DTypeLike
+from ..tensor import Tensor
+from . import functional as F
+from . import init
+from .module import Module
+from .parameter import Parameter
+
+IntPair = int | tuple[int, int]
+
+
+def _pair(value: IntPair, name: str) -> tuple[int, int]:
+    if isinstance(value, int):
+        return (value, value)
+    if len(value) != 2 or not all(isinstance(v, int) for v in value):
+        raise ValueError(f"{name} must be an int or a pair of ints, got {value!r}")
+    return (value[0], value[1])
+
+
+class Conv2d(Module):
+    """2-D convolution (cross-correlation, as every framework computes it).
+
+    ``y[n, o] = bias[o] + sum_c weight[o, c] * x[n, c]`` slid over the image: see
+    :func:`~minitorch_accel.nn.functional.conv2d`.
+
+    Parameters
+    ----------
+    in_channels, out_channels : int
+    kernel_size : int or (int, int)
+    stride, padding, dilation : int or (int, int)
+    groups : int
+        Split the channels into ``groups`` independent convolutions; both channel
+        counts must divide by it.
+    bias : bool
+    device, dtype : optional
+
+    Attributes
+    ----------
+    weight : Parameter
+        (out_channels, in_channels // groups, kh, kw), initialized as PyTorch does:
+        U(-k, k) with ``k = 1 / sqrt(fan_in)``, ``fan_in = in_channels // groups * kh * kw``.
+    bias : Parameter or None
+        (out_channels,), from the same U(-k, k).
+    """
+
+    weight: Parameter
+    bias: Parameter | None
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: IntPair,
+        stride: IntPair = 1,
+        padding: IntPair = 0,
+        dilation: IntPair = 1,
+        groups: int = 1,
+        bias: bool = True,
+        device: DeviceLike | None = None,
+        dtype: DTypeLike = None,
+    ) -> None:
+        super().__init__()
+        if groups < 1 or in_channels % groups or out_channels % groups:
+            raise ValueError(
+                f"Conv2d: in_channels ({in_channels}) and out_channels ({out_channels}) "
+                f"must both be divisible by groups ({groups})"
+            )
+        self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
+        self.kernel_size = _pair(kernel_size, "kernel_size")
+        self.stride = _pair(stride, "stride")
+        self.padding = _pair(padding, "padding")
+        self.dilation = _pair(dilation, "dilation")
+        shape = (out_channels, in_channels // groups, *self.kernel_size)
+        self.weight = Parameter(factories.empty(*shape, device=device, dtype=dtype))
+        self.bias = (
+            Parameter(factories.empty(out_channels, device=device, dtype=dtype)) if bias else None
+        )
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Draw new initial weights (and bias) as the constructor does."""
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input: Tensor) -> Tensor:
+        """Convolve ``input`` (N, in_channels, H, W)."""
+        return F.conv2d(
+            input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
+        )
+
+    def extra_repr(self) -> str:
+        text = (
+            f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+            f"stride={self.stride}"
+        )
+        if self.padding != (0, 0):
+            text += f", padding={self.padding}"
+        if self.dilation != (1, 1):
+            text += f", dilation={self.dilation}"
+        if self.groups != 1:
+            text += f", groups={self.groups}"
+        if self.bias is None:
+            text += ", bias=False"
+        return text
+
+
+class MaxPool2d(Module):
+    """The maximum over each ``kernel_size`` window; see
+    :func:`~minitorch_accel.nn.functional.max_pool2d`.
+
+    Parameters
+    ----------
+    kernel_size : int or (int, int)
+    stride : int or (int, int), optional
+        Default: ``kernel_size`` (non-overlapping windows).
+    padding : int or (int, int)
+    """
+
+    def __init__(
+        self, kernel_size: IntPair, stride: IntPair | None = None, padding: IntPair = 0
+    ) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = kernel_size if stride is None else stride
+        self.padding = padding
+
+    def forward(self, input: Tensor) -> Tensor:
+        """Pool ``input`` (N, C, H, W)."""
+        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool2d(MaxPool2d):
+    """The mean over each ``kernel_size`` window; see
+    :func:`~minitorch_accel.nn.functional.avg_pool2d`.
+
+    Parameters
+    ----------
+    kernel_size, stride, padding
+        As :class:`MaxPool2d`.
+    count_include_pad : bool
+        Divide by the whole window size, padding included (default, as PyTorch), or
+        only by the number of input values in the window.
+    """
+
+    def __init__(
+        self,
+        kernel_size: IntPair,
+        stride: IntPair | None = None,
+        padding: IntPair = 0,
+        count_include_pad: bool = True,
+    ) -> None:
+        super().__init__(kernel_size, stride, padding)
+        self.count_include_pad = count_include_pad
+
+    def forward(self, input: Tensor) -> Tensor:
+        """Pool ``input`` (N, C, H, W)."""
+        return F.avg_pool2d(
+            input, self.kernel_size, self.stride, self.padding, self.count_include_pad
+        )
+
+
+class AdaptiveAvgPool2d(Module):
+    """Average-pool to a fixed output size whatever the input size; see
+    :func:`~minitorch_accel.nn.functional.adaptive_avg_pool2d`.
+
+    Parameters
+    ----------
+    output_size : int or (int, int)
+        ``1`` gives global average pooling: (N, C, H, W) -> (N, C, 1, 1).
+    """
+
+    def __init__(self, output_size: IntPair) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input: Tensor) -> Tensor:
+        """Pool ``input`` (N, C, H, W) to (N, C, *output_size)."""
+        return F.adaptive_avg_pool2d(input, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"

@@ -1,0 +1,124 @@
+"""Stateless layer functions, as ``torch.nn.functional``: ``import ... as F``.
+
+Examples
+--------
+>>> import minitorch_accel as mta
+>>> import minitorch_accel.nn.functional as F
+>>> x = mta.ones(2, 3)
+>>> F.linear(x, mta.ones(4, 3), mta.zeros(4)).shape
+(2, 4)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..autograd import Function
+from ..ops.dropout import dropout
+from ..ops.elementwise import relu
+from ..ops.loss import cross_entropy, mse_loss, nll_loss
+from ..ops.norm import batch_norm
+from ..ops.reduce import log_softmax, softmax
+from ..tensor import Tensor
+
+
+def _missing(name: str, module: str, error: ModuleNotFoundError) -> Any:
+    def unavailable(*args: Any, **kwargs: Any) -> Tensor:
+        raise RuntimeError(f"{name} is unavailable: {module} could not be imported ({error})")
+
+    unavailable.__name__ = name
+    unavailable.__doc__ = f"Unavailable: {module} could not be imported."
+    return unavailable
+
+
+try:
+    from ..ops.conv import conv2d
+except ModuleNotFoundError as exc:  # only a missing ops.conv; errors inside it propagate
+    if exc.name != "minitorch_accel.ops.conv":
+        raise
+    conv2d = _missing("conv2d", "minitorch_accel.ops.conv", exc)
+
+try:
+    from ..ops.pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d
+except ModuleNotFoundError as exc:
+    if exc.name != "minitorch_accel.ops.pool":
+        raise
+    adaptive_avg_pool2d = _missing("adaptive_avg_pool2d", "minitorch_accel.ops.pool", exc)
+    avg_pool2d = _missing("avg_pool2d", "minitorch_accel.ops.pool", exc)
+    max_pool2d = _missing("max_pool2d", "minitorch_accel.ops.pool", exc)
+
+
+class Linear(Function):
+    """``y = x @ weight.T + bias`` over the last dim of ``x``, as one node."""
+
+    def forward(self, x: Any, weight: Any, bias: Any) -> Any:
+        out = x @ weight.T
+        if bias is not None:
+            out += bias
+        return out
+
+    def backward(self, grad_output: Tensor) -> tuple[Tensor | None, ...]:
+        x, weight, _ = self.inputs
+        need_x, need_w, need_b = self.needs_input_grad
+        grad_x = grad_output @ weight if need_x else None
+        rows = grad_output.reshape(-1, grad_output.shape[-1])
+        grad_w = rows.T @ x.reshape(-1, x.shape[-1]) if need_w else None
+        grad_b = rows.sum(0) if need_b else None
+        return grad_x, grad_w, grad_b
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """The affine map ``input @ weight.T + bias``.
+
+    Parameters
+    ----------
+    input : Tensor
+        (..., in_features).
+    weight : Tensor
+        (out_features, in_features).
+    bias : Tensor, optional
+        (out_features,).
+
+    Returns
+    -------
+    Tensor
+        (..., out_features).
+
+    Raises
+    ------
+    ValueError
+        If the shapes do not fit (all of them are named).
+    """
+    if weight.ndim != 2 or input.ndim < 1 or input.shape[-1] != weight.shape[1]:
+        raise ValueError(
+            f"linear: input of shape {input.shape} does not fit a weight of shape "
+            f"{weight.shape} (expected input (..., {weight.shape[-1]}))"
+        )
+    if bias is not None and bias.shape != (weight.shape[0],):
+        raise ValueError(
+            f"linear: bias of shape {bias.shape} does not fit weight {weight.shape}; "
+            f"expected ({weight.shape[0]},)"
+        )
+    if input.dtype is not weight.dtype:
+        raise TypeError(
+            f"linear: input is {input.dtype} but weight is {weight.dtype}; "
+            "convert one with .to(dtype=...)"
+        )
+    return Linear.apply(input, weight, bias)
+
+
+__all__ = [
+    "adaptive_avg_pool2d",
+    "avg_pool2d",
+    "batch_norm",
+    "conv2d",
+    "cross_entropy",
+    "dropout",
+    "linear",
+    "log_softmax",
+    "max_pool2d",
+    "mse_loss",
+    "nll_loss",
+    "relu",
+    "softmax",
+]

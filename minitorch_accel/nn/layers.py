@@ -1,0 +1,139 @@
+"""Small layers without learned state: activation, reshaping, dropout, losses."""
+
+from __future__ import annotations
+
+from ..ops.loss import check_reduction
+from ..tensor import Tensor
+from . import functional as F
+from .module import Module
+
+
+class Identity(Module):
+    """Return the input unchanged (a placeholder, e.g. to remove a layer)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        """``input`` itself."""
+        return input
+
+
+class ReLU(Module):
+    """``max(x, 0)`` elementwise."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        """Apply :func:`~minitorch_accel.nn.functional.relu`."""
+        return F.relu(input)
+
+
+class Flatten(Module):
+    """Merge dims ``start_dim..end_dim`` into one: (N, C, H, W) -> (N, C*H*W) by default.
+
+    Parameters
+    ----------
+    start_dim, end_dim : int
+        The first and last dims to merge (default 1 and -1: all but the batch dim).
+    """
+
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        """The flattened input (a view when possible)."""
+        return input.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self) -> str:
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Dropout(Module):
+    """Zero each element with probability ``p`` in training mode, scaling the rest by
+    ``1 / (1 - p)``; the identity in evaluation mode.
+
+    Parameters
+    ----------
+    p : float
+        Probability of zeroing an element (default 0.5), in ``[0, 1]``.
+    """
+
+    def __init__(self, p: float = 0.5) -> None:
+        super().__init__()
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"Dropout: probability p must be in [0, 1], got {p}")
+        self.p = p
+
+    def forward(self, input: Tensor) -> Tensor:
+        """Apply :func:`~minitorch_accel.nn.functional.dropout` when training."""
+        return F.dropout(input, self.p, self.training)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}"
+
+
+class CrossEntropyLoss(Module):
+    """Cross-entropy of logits against class indices; see
+    :func:`~minitorch_accel.nn.functional.cross_entropy`.
+
+    Parameters
+    ----------
+    reduction : {"mean", "sum", "none"}
+    label_smoothing : float
+    ignore_index : int
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> from minitorch_accel import nn
+    >>> loss = nn.CrossEntropyLoss()(mta.zeros(4, 10), mta.tensor([0, 1, 2, 3]))
+    >>> round(loss.item(), 4)  # log(10)
+    2.3026
+    """
+
+    def __init__(
+        self, reduction: str = "mean", label_smoothing: float = 0.0, ignore_index: int = -100
+    ) -> None:
+        super().__init__()
+        check_reduction("CrossEntropyLoss", reduction)
+        self.reduction, self.label_smoothing = reduction, label_smoothing
+        self.ignore_index = ignore_index
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """The loss of ``input`` (logits) for ``target`` (class indices)."""
+        return F.cross_entropy(
+            input, target, self.reduction, self.label_smoothing, self.ignore_index
+        )
+
+    def extra_repr(self) -> str:
+        return f"reduction={self.reduction!r}, label_smoothing={self.label_smoothing}"
+
+
+class NLLLoss(Module):
+    """Negative log-likelihood of log-probabilities; see
+    :func:`~minitorch_accel.nn.functional.nll_loss`."""
+
+    def __init__(self, reduction: str = "mean", ignore_index: int = -100) -> None:
+        super().__init__()
+        check_reduction("NLLLoss", reduction)
+        self.reduction, self.ignore_index = reduction, ignore_index
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """The loss of ``input`` (log-probabilities) for ``target`` (class indices)."""
+        return F.nll_loss(input, target, self.reduction, self.ignore_index)
+
+    def extra_repr(self) -> str:
+        return f"reduction={self.reduction!r}"
+
+
+class MSELoss(Module):
+    """Mean squared error; see :func:`~minitorch_accel.nn.functional.mse_loss`."""
+
+    def __init__(self, reduction: str = "mean") -> None:
+        super().__init__()
+        check_reduction("MSELoss", reduction)
+        self.reduction = reduction
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """The loss of ``input`` against ``target`` (same shapes)."""
+        return F.mse_loss(input, target, self.reduction)
+
+    def extra_repr(self) -> str:
+        return f"reduction={self.reduction!r}"

@@ -1,0 +1,228 @@
+"""Loss functions: cross-entropy (fused with log-softmax), negative log-likelihood, MSE.
+
+``cross_entropy`` is one graph node. Its forward is a stable log-softmax and a gather;
+its backward is the famous ``(softmax(x) - q) / N``, where ``q`` is the (smoothed)
+one-hot target: no log-softmax graph to walk, and no ``N x C`` one-hot kept in memory.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..autograd import Function, is_grad_enabled
+from ..tensor import Tensor
+from .reduce import softmax
+
+REDUCTIONS = ("mean", "sum", "none")
+
+
+def check_reduction(name: str, reduction: str) -> None:
+    """Raise ``ValueError`` unless ``reduction`` is "mean", "sum" or "none"."""
+    if reduction not in REDUCTIONS:
+        raise ValueError(f"{name}: reduction must be one of {REDUCTIONS}, got {reduction!r}")
+
+
+def _rows(name: str, input: Tensor, target: Tensor) -> tuple[Tensor, Tensor, tuple[int, ...]]:
+    """``input`` as (rows, classes) and ``target`` as (rows,), plus the per-row shape.
+
+    Accepted: input (N, C) with target (N,); input (C,) with a 0-d target; and input
+    (N, C, d1, ...) with target (N, d1, ...) as PyTorch.
+    """
+    if not isinstance(input, Tensor) or not isinstance(target, Tensor):
+        raise TypeError(f"{name}: input and target must be tensors")
+    if input.dtype.kind != "f":
+        raise TypeError(f"{name}: input must be floating point, got {input.dtype}")
+    if target.dtype.kind not in "iu":
+        raise TypeError(
+            f"{name}: class-index targets must be an integer tensor, got {target.dtype}; "
+            "convert them with .long()"
+        )
+    if input.device is not target.device:
+        raise RuntimeError(f"{name}: input is on {input.device} but target on {target.device}")
+    if input.ndim == 0:
+        raise ValueError(f"{name}: input needs a class dimension, got a 0-d tensor")
+    expected = input.shape[:1] + input.shape[2:] if input.ndim > 1 else ()
+    if target.shape != expected:
+        raise ValueError(
+            f"{name}: input of shape {input.shape} needs a target of shape {expected}, "
+            f"got {target.shape}"
+        )
+    if input.ndim == 1:
+        return input.reshape(1, -1), target.reshape(1), ()
+    if input.ndim > 2:  # move the class dim last: (N, d1, ..., C) -> (rows, C)
+        order = (0, *range(2, input.ndim), 1)
+        input = input.permute(*order).reshape(-1, input.shape[1])
+        target = target.reshape(-1)
+    return input, target, expected
+
+
+def _check_labels(name: str, labels: Any, classes: int, ignore_index: int) -> tuple[Any, Any]:
+    """Labels as int64 plus a mask of the rows that count; raise on a bad label."""
+    labels = labels.astype(np.int64, copy=False)
+    valid = labels != ignore_index
+    bad = valid & ((labels < 0) | (labels >= classes))
+    if bad.any():
+        first = int(labels[bad].reshape(-1)[0])
+        raise IndexError(
+            f"{name}: target label {first} is out of range for {classes} classes "
+            f"(labels must be in [0, {classes - 1}], or ignore_index={ignore_index})"
+        )
+    return labels, valid
+
+
+class CrossEntropy(Function):
+    """Cross-entropy of logits (rows, C) against class indices (rows,), per row.
+
+    ``loss_i = -(1 - s) * log p[i, y_i] - (s / C) * sum_c log p[i, c]`` with
+    ``p = softmax(x_i)`` and label smoothing ``s``; rows whose label is
+    ``ignore_index`` give 0.
+    """
+
+    def forward(self, logits: Any, labels: Any, *, smoothing: float, valid: Any) -> Any:
+        xp = self.xp
+        if logits.dtype.itemsize < 4:  # float16 logits: softmax in float32
+            logits = logits.astype(np.float32)
+        shifted = logits - logits.max(axis=1, keepdims=True)
+        log_probs = shifted - xp.log(xp.exp(shifted).sum(axis=1, keepdims=True))
+        rows = xp.arange(logits.shape[0])
+        safe = xp.where(valid, labels, 0)
+        picked = log_probs[rows, safe]
+        loss = -(1.0 - smoothing) * picked
+        if smoothing:
+            loss -= (smoothing / logits.shape[1]) * log_probs.sum(axis=1)
+        self.log_probs, self.rows, self.labels = log_probs, rows, safe
+        self.smoothing, self.valid = smoothing, valid
+        return loss * valid
+
+    def _target(self, dtype: Any) -> Any:
+        """The smoothed one-hot target distribution q (rows, C)."""
+        xp, classes = self.xp, self.log_probs.shape[1]
+        q = xp.full(self.log_probs.shape, self.smoothing / classes, dtype=dtype)
+        q[self.rows, self.labels] += 1.0 - self.smoothing
+        return q
+
+    def backward(self, grad_output: Tensor) -> tuple[Tensor, None]:
+        scale = grad_output.reshape(-1, 1) * Tensor._make(
+            self.valid.reshape(-1, 1).astype(self.log_probs.dtype), self.device, False, None
+        )
+        if is_grad_enabled():  # create_graph: keep softmax differentiable in the logits
+            logits = self.inputs[0]
+            q = Tensor._make(self._target(self.log_probs.dtype), self.device, False, None)
+            return (softmax(logits, dim=1) - q) * scale, None
+        grad = self.xp.exp(self.log_probs)
+        if self.smoothing:
+            grad -= self.smoothing / grad.shape[1]
+        grad[self.rows, self.labels] -= 1.0 - self.smoothing
+        grad *= scale.data
+        return Tensor._make(grad, self.device, False, None), None
+
+
+def _reduce(loss: Tensor, reduction: str, count: float, out_shape: tuple[int, ...]) -> Tensor:
+    if reduction == "none":
+        return loss.reshape(out_shape)
+    total = loss.sum()
+    if reduction == "sum":
+        return total
+    return total * (1.0 / count if count else float("nan"))  # no row counted: nan, as PyTorch
+
+
+def cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+    ignore_index: int = -100,
+) -> Tensor:
+    """The cross-entropy between logits and class indices (PyTorch's semantics).
+
+    ``loss_i = -log softmax(input_i)[target_i]``, computed stably through log-softmax
+    as one fused op. With label smoothing ``s`` the target is
+    ``(1 - s) * one_hot + s / C``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Logits (N, C), or (C,), or (N, C, d1, ...) for per-position classes.
+    target : Tensor
+        Integer class indices in ``[0, C)``: (N,), (), or (N, d1, ...).
+    reduction : {"mean", "sum", "none"}
+        "mean" averages over the rows whose target is not ``ignore_index``.
+    label_smoothing : float
+        In ``[0, 1]``.
+    ignore_index : int
+        Rows with this target contribute nothing (and no gradient).
+
+    Returns
+    -------
+    Tensor
+        A scalar, or the per-row losses (target's shape) for ``reduction="none"``.
+
+    Raises
+    ------
+    IndexError
+        If a label is outside ``[0, C)``, naming the label and the number of classes.
+    TypeError, ValueError
+        For a non-integer target, a target of the wrong shape, or a bad argument.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> from minitorch_accel.ops.loss import cross_entropy
+    >>> logits = mta.tensor([[2.0, 0.0], [0.0, 2.0]])
+    >>> round(cross_entropy(logits, mta.tensor([0, 1])).item(), 4)
+    0.1269
+    """
+    check_reduction("cross_entropy", reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"cross_entropy: label_smoothing must be in [0, 1], got {label_smoothing}")
+    logits, labels, out_shape = _rows("cross_entropy", input, target)
+    label_array, valid = _check_labels("cross_entropy", labels.data, logits.shape[1], ignore_index)
+    label_tensor = Tensor._make(label_array, labels.device, False, None)
+    loss = CrossEntropy.apply(logits, label_tensor, smoothing=float(label_smoothing), valid=valid)
+    return _reduce(loss, reduction, float(valid.sum()), out_shape)
+
+
+def nll_loss(
+    input: Tensor, target: Tensor, reduction: str = "mean", ignore_index: int = -100
+) -> Tensor:
+    """The negative log-likelihood: ``loss_i = -input[i, target_i]``.
+
+    ``input`` holds log-probabilities (e.g. from :func:`log_softmax`); shapes, labels
+    and ``reduction`` are as for :func:`cross_entropy`.
+
+    Raises
+    ------
+    IndexError
+        If a label is outside ``[0, C)``.
+    """
+    check_reduction("nll_loss", reduction)
+    log_probs, labels, out_shape = _rows("nll_loss", input, target)
+    label_array, valid = _check_labels("nll_loss", labels.data, log_probs.shape[1], ignore_index)
+    xp = log_probs.xp
+    rows = xp.arange(log_probs.shape[0])
+    picked = log_probs[rows, xp.where(valid, label_array, 0)]
+    weight = Tensor._make(valid.astype(log_probs.dtype), log_probs.device, False, None)
+    return _reduce(-picked * weight, reduction, float(valid.sum()), out_shape)
+
+
+def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    """The mean squared error ``(input - target) ** 2``, reduced.
+
+    Raises
+    ------
+    ValueError
+        If the shapes differ (both are named): unlike PyTorch, no silent broadcasting,
+        which turns an (N, 1) against (N,) mistake into an (N, N) loss.
+    """
+    check_reduction("mse_loss", reduction)
+    if input.shape != target.shape:
+        raise ValueError(
+            f"mse_loss: input shape {input.shape} and target shape {target.shape} differ"
+        )
+    diff = input - target
+    squared = diff * diff
+    if reduction == "none":
+        return squared
+    return squared.sum() if reduction == "sum" else squared.mean()
