@@ -1,0 +1,37 @@
+"""Data parallelism on one machine: one model, several devices, every batch split.
+
+:class:`TowerTrainer` follows the tower recipe: master parameters on the host, a
+replica per device, the batch split across devices, forward and backward on every
+device at once (one thread each), gradients back as one flat buffer per device,
+averaged with weights ``shard / batch``, and one update of the master parameters.
+``reduce="device"`` averages between the devices instead (an NCCL all-reduce on
+distinct GPUs) and keeps the parameters there.
+
+>>> from minitorch_accel.parallel import shard_sizes
+>>> shard_sizes(10, 3)
+[4, 3, 3]
+"""
+
+from __future__ import annotations
+
+from .reduce import DeviceReducer, FlatLayout, HostLink, weighted_sum
+from .replicate import replicate, replicate_optimizer, shard_sizes, split_batch
+from .timings import PHASES, StepTimings, TimingLog, TowerTiming, format_table
+from .tower import TowerTrainer
+
+__all__ = [
+    "PHASES",
+    "DeviceReducer",
+    "FlatLayout",
+    "HostLink",
+    "StepTimings",
+    "TimingLog",
+    "TowerTiming",
+    "TowerTrainer",
+    "format_table",
+    "replicate",
+    "replicate_optimizer",
+    "shard_sizes",
+    "split_batch",
+    "weighted_sum",
+]
