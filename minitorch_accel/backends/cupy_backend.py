@@ -3,16 +3,29 @@
 "CuPy installed" is not "GPU usable": ``import cupy`` succeeds on a machine with no
 driver, and only the first device call fails. :func:`load_cupy` probes with a real
 device call and turns each failure into one clear error.
+
+What this backend adds to :class:`~minitorch_accel.backends.base.Backend`:
+
+* work on ``cuda:N`` runs inside ``cupy.cuda.Device(N)`` (:meth:`device_context`);
+* one random generator per GPU, reseeded by ``manual_seed``;
+* memory statistics from CuPy's pool (in use, held, peak) and :meth:`empty_cache`;
+* host-to-device copies that do not block the host (:meth:`upload` with
+  ``non_blocking=True``): the data goes through page-locked (pinned) memory on a
+  separate copy stream, so it overlaps with kernels already queued;
+* an out-of-memory error that says what was asked for and what is free;
+* fused CUDA kernels as fast paths (:meth:`kernel`, see :mod:`.cupy_ops`).
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .base import Backend
+from .cuda_memory import OutOfMemoryError, TrackingAllocator, oom_guard, translate_oom
 
 if TYPE_CHECKING:
     from .device import Device
@@ -21,6 +34,8 @@ INSTALL_HINT = (
     "install CuPy for your CUDA version, e.g. `pip install 'minitorch_accel[gpu]'` "
     "(cupy-cuda12x) or `pip install cupy-cuda13x`"
 )
+
+__all__ = ["CupyBackend", "OutOfMemoryError", "load_cupy", "oom_guard", "translate_oom"]
 
 
 def load_cupy() -> Any:
@@ -50,16 +65,33 @@ def load_cupy() -> Any:
     return cupy
 
 
+def _index(device: Device | None) -> int | None:
+    return None if device is None else (device.index or 0)
+
+
 class CupyBackend(Backend):
-    """Arrays are CuPy arrays on the GPU named by the device index."""
+    """Arrays are CuPy arrays on the GPU named by the device index.
+
+    Building it installs a :class:`~.cuda_memory.TrackingAllocator` as CuPy's
+    allocator (CuPy's own memory pool, plus peak tracking and clear out-of-memory
+    errors).
+    """
 
     name = "cuda"
 
     def __init__(self) -> None:
+        from .cupy_ops import CupyFastPaths
+
         self.xp = load_cupy()
         self._count = int(self.xp.cuda.runtime.getDeviceCount())
         self._seed = 0
         self._generators: dict[Device, Any] = {}
+        self._fast = CupyFastPaths(self.xp)
+        self.allocator = TrackingAllocator(self.xp, self._count)
+        self.xp.cuda.set_allocator(self.allocator)
+        self._copy_streams: dict[int, Any] = {}
+        # (event, host buffer): pinned buffers kept alive until their copy is done
+        self._in_flight: collections.deque[tuple[Any, Any]] = collections.deque()
 
     def device_count(self) -> int:
         return self._count
@@ -67,30 +99,121 @@ class CupyBackend(Backend):
     def device_context(self, device: Device) -> contextlib.AbstractContextManager[Any]:
         return self.xp.cuda.Device(device.index or 0)  # type: ignore[no-any-return]
 
+    def _current(self, device: Device | None) -> int:
+        index = _index(device)
+        return int(self.xp.cuda.runtime.getDevice()) if index is None else index
+
+    # ------------------------------------------------------------------ transfers
     def asarray(self, obj: Any, device: Device, dtype: Any = None) -> Any:
-        with self.device_context(device):
+        if isinstance(obj, np.ndarray):
+            return self.upload(obj, device, dtype=dtype)
+        with self.device_context(device), oom_guard(device.index):
             return self.xp.asarray(obj, dtype=dtype)
 
-    def to_host(self, array: Any) -> np.ndarray:
-        return self.xp.asnumpy(array)  # type: ignore[no-any-return]
+    def upload(
+        self, host: np.ndarray, device: Device, non_blocking: bool = False, dtype: Any = None
+    ) -> Any:
+        """Copy a NumPy array to GPU ``device``.
 
-    def copy_between(self, array: Any, src: Device, dst: Device, non_blocking: bool) -> Any:
-        with self.device_context(dst):
-            out = self.xp.array(array, copy=True)
+        With ``non_blocking=True`` the copy is queued on the device's copy stream from
+        pinned memory (``host`` is first copied there unless it already is pinned, see
+        :meth:`pin`) and the call returns at once; kernels queued afterwards on the
+        current stream wait for it, so results are always correct.
+        """
+        with self.device_context(device), oom_guard(device.index):
+            if non_blocking and host.nbytes > 0:
+                out = self._upload_async(np.ascontiguousarray(host), device)
+            else:
+                out = self.xp.asarray(host)
+            if dtype is not None and out.dtype != np.dtype(dtype):
+                out = out.astype(dtype)
         return out
 
-    def synchronize(self, device: Device | None = None) -> None:
-        if device is None:
-            self.xp.cuda.Device().synchronize()
-        else:
-            with self.device_context(device):
-                self.xp.cuda.Device().synchronize()
+    def _upload_async(self, host: np.ndarray, device: Device) -> Any:
+        cp = self.xp
+        staged = host if self.is_pinned(host) else self.pin(host)
+        out = cp.empty(host.shape, host.dtype)
+        stream = self._copy_stream(device.index or 0)
+        out.set(staged, stream=stream)
+        done = stream.record()
+        cp.cuda.get_current_stream().wait_event(done)
+        self._keep_until(done, staged)
+        return out
 
+    def download(self, array: Any, non_blocking: bool = False) -> np.ndarray:
+        """Copy a CuPy array to the host.
+
+        With ``non_blocking=True`` the copy into pinned memory is only queued on the
+        current stream: call :meth:`synchronize` before reading the result.
+        """
+        with array.device:
+            if not non_blocking:
+                return array.get()  # type: ignore[no-any-return]
+            out = self.pinned_empty(array.shape, array.dtype)
+            array.get(stream=self.xp.cuda.get_current_stream(), out=out, blocking=False)
+            return out
+
+    def to_host(self, array: Any) -> np.ndarray:
+        if isinstance(array, np.ndarray):
+            return array
+        return self.download(array)
+
+    def copy_between(self, array: Any, src: Device, dst: Device, non_blocking: bool) -> Any:
+        with self.device_context(dst), oom_guard(dst.index):
+            return array.copy()  # CuPy copies onto the current device, peer to peer
+
+    def pinned_empty(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+        """An uninitialised NumPy array in page-locked host memory (from CuPy's pool)."""
+        dt = np.dtype(dtype)
+        count = int(np.prod(shape))
+        memory = self.xp.cuda.alloc_pinned_memory(max(count * dt.itemsize, 1))
+        return np.frombuffer(memory, dt, count).reshape(shape)
+
+    def pin(self, host: np.ndarray) -> np.ndarray:
+        """A copy of ``host`` in page-locked memory: the GPU can read it asynchronously."""
+        out = self.pinned_empty(host.shape, host.dtype)
+        out[...] = host
+        return out
+
+    def is_pinned(self, host: np.ndarray) -> bool:
+        """True if ``host``'s memory is page-locked (registered with CUDA)."""
+        if host.nbytes == 0:
+            return False
+        runtime = self.xp.cuda.runtime
+        try:
+            attributes = runtime.pointerGetAttributes(host.ctypes.data)
+        except Exception:  # older drivers raise for ordinary pageable memory
+            return False
+        return bool(attributes.type == runtime.memoryTypeHost)
+
+    def _copy_stream(self, index: int) -> Any:
+        stream = self._copy_streams.get(index)
+        if stream is None:
+            with self.xp.cuda.Device(index):
+                stream = self.xp.cuda.Stream(non_blocking=True)
+            self._copy_streams[index] = stream
+        return stream
+
+    def _keep_until(self, event: Any, buffer: Any) -> None:
+        self._release_finished()
+        self._in_flight.append((event, buffer))
+
+    def _release_finished(self) -> None:
+        queue = self._in_flight
+        while queue and queue[0][0].done:
+            queue.popleft()
+
+    def synchronize(self, device: Device | None = None) -> None:
+        self.xp.cuda.Device(self._current(device)).synchronize()
+
+    # ------------------------------------------------------------------ random numbers
     def generator(self, device: Device) -> Any:
         gen = self._generators.get(device)
         if gen is None:
+            sequence = np.random.SeedSequence([self._seed, (device.index or 0) + 1])
+            seed = int(sequence.generate_state(1, np.uint32)[0])
             with self.device_context(device):
-                gen = self.xp.random.default_rng([self._seed, (device.index or 0) + 1])
+                gen = self.xp.random.default_rng(seed)
             self._generators[device] = gen
         return gen
 
@@ -98,7 +221,46 @@ class CupyBackend(Backend):
         self._seed = int(seed)
         self._generators.clear()
 
-    def memory_stats(self, device: Device) -> dict[str, int]:
-        with self.device_context(device):
+    # ------------------------------------------------------------------ memory
+    def memory_stats(self, device: Device | None = None) -> dict[str, int]:
+        """Bytes on GPU ``device`` (default: the current one).
+
+        ``allocated``: in live arrays; ``held``: kept by CuPy's memory pool (live or
+        cached for reuse); ``peak``: the most ``allocated`` reached since the start or
+        :meth:`reset_peak_memory_stats`; ``free`` and ``total``: the device's.
+        """
+        index = self._current(device)
+        with self.xp.cuda.Device(index):
             pool = self.xp.get_default_memory_pool()
-            return {"allocated": int(pool.used_bytes()), "held": int(pool.total_bytes()), "peak": 0}
+            used, held = int(pool.used_bytes()), int(pool.total_bytes())
+            free, total = (int(v) for v in self.xp.cuda.runtime.memGetInfo())
+        peak = self.allocator.observe(index, used)
+        return {"allocated": used, "held": held, "peak": peak, "free": free, "total": total}
+
+    def reset_peak_memory_stats(self, device: Device | None = None) -> None:
+        """Restart the peak measurement of ``device`` from the bytes in use now."""
+        index = self._current(device)
+        with self.xp.cuda.Device(index):
+            used = int(self.xp.get_default_memory_pool().used_bytes())
+        self.allocator.reset_peak(index, used)
+
+    def empty_cache(self, device: Device | None = None) -> None:
+        """Give the memory pool's cached blocks back to the driver (every GPU by
+        default), and the pinned host blocks whose copies have finished."""
+        indices = range(self._count) if device is None else [device.index or 0]
+        pool = self.xp.get_default_memory_pool()
+        for index in indices:
+            with self.xp.cuda.Device(index):
+                pool.free_all_blocks()
+        self._release_finished()
+        self.xp.get_default_pinned_memory_pool().free_all_blocks()
+
+    def device_name(self, device: Device | None = None) -> str:
+        """The GPU's product name, e.g. ``"NVIDIA H100 80GB HBM3"``."""
+        name = self.xp.cuda.runtime.getDeviceProperties(self._current(device))["name"]
+        return name.decode() if isinstance(name, bytes) else str(name)
+
+    # ------------------------------------------------------------------ fast paths
+    def kernel(self, name: str) -> Any:
+        """A fused CUDA kernel (see :mod:`.cupy_ops` for the names), or None."""
+        return self._fast.get(name)

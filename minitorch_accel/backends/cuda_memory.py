@@ -1,0 +1,193 @@
+"""GPU memory for the CuPy backend: the out-of-memory error, and the allocator that
+tracks peak usage.
+
+CuPy keeps freed blocks in a memory pool and reuses them, so "memory in use" (bytes
+inside live arrays) and "memory held" (what the pool got from the driver) differ;
+:class:`TrackingAllocator` also records the peak of the first. Nothing here imports
+CuPy at module level.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+#: ``cudaErrorMemoryAllocation``: how the CUDA runtime itself reports out of memory.
+_CUDA_ERROR_MEMORY_ALLOCATION = 2
+
+
+def format_bytes(n: int | None) -> str:
+    """``1536`` -> ``"1.50 KiB"``; None -> ``"unknown"``."""
+    if n is None:
+        return "unknown"
+    value = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(value) < 1024 or unit == "GiB":
+            return f"{int(value)} B" if unit == "B" else f"{value:.2f} {unit}"
+        value /= 1024
+    return f"{value:.2f} GiB"  # pragma: no cover  (the loop always returns)
+
+
+class OutOfMemoryError(RuntimeError, MemoryError):
+    """A GPU ran out of memory. Says how much was asked for and how much was free.
+
+    A subclass of both ``RuntimeError`` (as PyTorch's) and ``MemoryError`` (as CuPy's),
+    so either ``except`` clause catches it.
+
+    Attributes
+    ----------
+    device : str
+        For example ``"cuda:0"``.
+    requested, free, total, allocated, held : int or None
+        Bytes: asked for; free on the device and its capacity; in live arrays and held
+        by the memory pool of this process. None where unknown.
+    """
+
+    def __init__(
+        self,
+        device: str,
+        requested: int | None = None,
+        free: int | None = None,
+        total: int | None = None,
+        allocated: int | None = None,
+        held: int | None = None,
+    ) -> None:
+        self.device, self.requested, self.free, self.total = device, requested, free, total
+        self.allocated, self.held = allocated, held
+        super().__init__(
+            f"CUDA out of memory on {device}: tried to allocate {format_bytes(requested)}; "
+            f"{format_bytes(free)} free of {format_bytes(total)} total "
+            f"(this process: {format_bytes(allocated)} in arrays, {format_bytes(held)} held "
+            "by the memory pool). Release cached blocks with "
+            "minitorch_accel.cuda.empty_cache(), free tensors you no longer need, or use "
+            "a smaller batch"
+        )
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return (
+            type(self),
+            (self.device, self.requested, self.free, self.total, self.allocated, self.held),
+        )
+
+
+def is_out_of_memory(exc: BaseException) -> bool:
+    """True for CuPy's ``OutOfMemoryError`` and for a CUDA runtime allocation failure."""
+    if isinstance(exc, OutOfMemoryError):
+        return True
+    cupy = sys.modules.get("cupy")
+    if cupy is None:
+        return False
+    if isinstance(exc, cupy.cuda.memory.OutOfMemoryError):
+        return True
+    runtime_error = cupy.cuda.runtime.CUDARuntimeError
+    return isinstance(exc, runtime_error) and (
+        getattr(exc, "status", None) == _CUDA_ERROR_MEMORY_ALLOCATION
+    )
+
+
+def translate_oom(exc: BaseException, device: int | None = None) -> OutOfMemoryError:
+    """The :class:`OutOfMemoryError` describing ``exc`` (a CuPy out-of-memory error).
+
+    Parameters
+    ----------
+    exc : BaseException
+        The error CuPy raised; its requested size is read when it carries one.
+    device : int, optional
+        The GPU index; by default CuPy's current device.
+
+    Returns
+    -------
+    OutOfMemoryError
+        To be raised by the caller (``raise translate_oom(exc) from exc``).
+    """
+    if isinstance(exc, OutOfMemoryError):
+        return exc
+    requested = getattr(exc, "_size", None)
+    free = total = allocated = held = None
+    index = device
+    cupy = sys.modules.get("cupy")
+    if cupy is not None:
+        try:
+            if index is None:
+                index = int(cupy.cuda.runtime.getDevice())
+            with cupy.cuda.Device(index):
+                free, total = (int(v) for v in cupy.cuda.runtime.memGetInfo())
+                pool = cupy.get_default_memory_pool()
+                allocated, held = int(pool.used_bytes()), int(pool.total_bytes())
+        except Exception:  # the report must not fail while reporting a failure
+            pass
+    name = "cuda" if index is None else f"cuda:{index}"
+    return OutOfMemoryError(name, requested, free, total, allocated, held)
+
+
+@contextlib.contextmanager
+def oom_guard(device: int | None = None) -> Iterator[None]:
+    """Turn a CuPy out-of-memory error raised inside the block into
+    :class:`OutOfMemoryError`; every other exception passes through unchanged.
+
+    Examples
+    --------
+    >>> with oom_guard():
+    ...     pass
+    """
+    try:
+        yield
+    except Exception as exc:
+        if is_out_of_memory(exc):
+            raise translate_oom(exc, device) from exc
+        raise
+
+
+class TrackingAllocator:
+    """CuPy's pool allocator, plus a peak-memory record and clear out-of-memory errors.
+
+    Installed with ``cupy.cuda.set_allocator``. Every allocation goes to the default
+    memory pool; an out-of-memory error becomes :class:`OutOfMemoryError`. Asking the
+    pool for the bytes in use walks its live blocks, too slow to do on every small
+    allocation, so the pool is asked once at least ``sample_bytes`` have been
+    allocated since the last time: since frees only lower usage, the recorded peak is
+    below the true one by less than ``sample_bytes`` (1 MiB) at worst.
+
+    Parameters
+    ----------
+    cupy : module
+        The imported ``cupy``.
+    device_count : int
+        Number of GPUs.
+    sample_bytes : int
+        Allocation volume between two readings of the pool.
+    """
+
+    def __init__(self, cupy: Any, device_count: int, sample_bytes: int = 1 << 20) -> None:
+        self.pool = cupy.get_default_memory_pool()
+        self._malloc = self.pool.malloc
+        self._oom = cupy.cuda.memory.OutOfMemoryError
+        self.sample_bytes = sample_bytes
+        self.peak = [0] * device_count
+        self._since = [0] * device_count
+
+    def __call__(self, size: int) -> Any:
+        try:
+            memory = self._malloc(size)
+        except self._oom as exc:
+            raise translate_oom(exc) from exc
+        index = memory.device_id
+        since = self._since[index] + size
+        if since >= self.sample_bytes:
+            self.observe(index, int(self.pool.used_bytes()))
+            since = 0
+        self._since[index] = since
+        return memory
+
+    def observe(self, index: int, used: int) -> int:
+        """Record ``used`` bytes in use on GPU ``index``; return the peak so far."""
+        if used > self.peak[index]:
+            self.peak[index] = used
+        return self.peak[index]
+
+    def reset_peak(self, index: int, used: int) -> None:
+        """Start a new peak measurement on GPU ``index`` from ``used`` bytes."""
+        self.peak[index] = used
+        self._since[index] = 0

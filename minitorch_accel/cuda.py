@@ -1,0 +1,196 @@
+"""GPU utilities, as in ``torch.cuda``: availability, synchronization, memory.
+
+Every function is safe to call on a machine without CuPy or without a GPU: the
+questions answer ``False`` or ``0`` (and :func:`empty_cache` does nothing), while the
+calls that need a GPU (:func:`synchronize`, :func:`get_device_name`,
+:func:`mem_get_info`, :func:`current_device`) raise the backend's ``RuntimeError``,
+which says whether CuPy, the driver or the device is missing.
+
+``device`` arguments accept ``None`` (the current GPU), an index, ``"cuda:1"`` or a
+:class:`~minitorch_accel.Device`.
+
+Examples
+--------
+>>> import minitorch_accel as mta
+>>> n = mta.cuda.device_count()     # 0 on a machine without a GPU
+>>> if mta.cuda.is_available():
+...     x = mta.ones(1024, 1024, device="cuda")
+...     used = mta.cuda.memory_allocated()   # bytes in live arrays
+...     mta.cuda.empty_cache()               # give cached blocks back to the driver
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING, Union
+
+from .backends import Device, registry
+from .backends.cuda_memory import OutOfMemoryError, format_bytes
+from .backends.cuda_memory import oom_guard as _oom_guard
+from .backends.cuda_memory import translate_oom as _translate_oom
+
+if TYPE_CHECKING:
+    from .backends.cupy_backend import CupyBackend
+
+DeviceArg = Union[int, str, Device, None]  # noqa: UP007  (a runtime alias)
+
+__all__ = [
+    "OutOfMemoryError",
+    "current_device",
+    "device_count",
+    "empty_cache",
+    "format_bytes",
+    "get_device_name",
+    "is_available",
+    "max_memory_allocated",
+    "mem_get_info",
+    "memory_allocated",
+    "memory_reserved",
+    "memory_stats",
+    "oom_guard",
+    "reset_peak_memory_stats",
+    "synchronize",
+    "translate_oom",
+]
+
+
+def _backend() -> CupyBackend | None:
+    """The CuPy backend, or None when it cannot run here."""
+    try:
+        backend = registry.get("cuda")
+    except (RuntimeError, ImportError):
+        return None
+    return backend  # type: ignore[return-value]
+
+
+def _require() -> CupyBackend:
+    """The CuPy backend; raises its clear ``RuntimeError`` when it cannot run here."""
+    return registry.get("cuda")  # type: ignore[return-value]
+
+
+def _device(device: DeviceArg) -> Device | None:
+    if device is None:
+        return None
+    if isinstance(device, int):
+        if device < 0:
+            raise ValueError(f"a GPU index is non-negative, got {device}")
+        return Device(f"cuda:{device}")
+    dev = Device(device)
+    if dev.type != "cuda":
+        raise ValueError(f"expected a CUDA device such as 'cuda:0', got '{dev}'")
+    return dev
+
+
+def _index(device: DeviceArg) -> int | None:
+    dev = _device(device)
+    return None if dev is None else (dev.index or 0)
+
+
+def is_available() -> bool:
+    """True when CuPy is installed and at least one CUDA GPU answers."""
+    return _backend() is not None
+
+
+def device_count() -> int:
+    """The number of usable GPUs (0 without CuPy, a driver or a GPU)."""
+    backend = _backend()
+    return 0 if backend is None else backend.device_count()
+
+
+def current_device() -> int:
+    """The index of CuPy's current GPU in this thread."""
+    return int(_require().xp.cuda.runtime.getDevice())
+
+
+def synchronize(device: DeviceArg = None) -> None:
+    """Wait until every kernel and copy queued on ``device`` has finished.
+
+    GPU work is asynchronous: a timing read without synchronizing first measures
+    only how long it took to *queue* the work.
+    """
+    _require().synchronize(_device(device))
+
+
+def get_device_name(device: DeviceArg = None) -> str:
+    """The GPU's product name, e.g. ``"NVIDIA H100 80GB HBM3"``."""
+    return _require().device_name(_device(device))
+
+
+def mem_get_info(device: DeviceArg = None) -> tuple[int, int]:
+    """``(free, total)`` bytes of the GPU, as the driver reports them."""
+    stats = _require().memory_stats(_device(device))
+    return stats["free"], stats["total"]
+
+
+def memory_stats(device: DeviceArg = None) -> dict[str, int]:
+    """``allocated``, ``held``, ``peak``, ``free`` and ``total`` bytes (all 0 without a GPU).
+
+    See :meth:`minitorch_accel.backends.cupy_backend.CupyBackend.memory_stats`.
+    """
+    dev = _device(device)
+    backend = _backend()
+    if backend is None:
+        return {"allocated": 0, "held": 0, "peak": 0, "free": 0, "total": 0}
+    return backend.memory_stats(dev)
+
+
+def memory_allocated(device: DeviceArg = None) -> int:
+    """Bytes in live arrays on ``device`` (0 without a GPU)."""
+    return memory_stats(device)["allocated"]
+
+
+def max_memory_allocated(device: DeviceArg = None) -> int:
+    """The most bytes in live arrays since the start or :func:`reset_peak_memory_stats`.
+
+    Exact to within 1 MiB (see :class:`~minitorch_accel.backends.cuda_memory.TrackingAllocator`).
+    """
+    return memory_stats(device)["peak"]
+
+
+def memory_reserved(device: DeviceArg = None) -> int:
+    """Bytes held by CuPy's memory pool: live arrays plus freed blocks kept for reuse.
+
+    This, not :func:`memory_allocated`, is what ``nvidia-smi`` shows as used by the
+    process (plus the CUDA context). :func:`empty_cache` lowers it.
+    """
+    return memory_stats(device)["held"]
+
+
+def reset_peak_memory_stats(device: DeviceArg = None) -> None:
+    """Restart the peak measurement from the bytes in use now (no-op without a GPU)."""
+    dev = _device(device)
+    backend = _backend()
+    if backend is not None:
+        backend.reset_peak_memory_stats(dev)
+
+
+def empty_cache() -> None:
+    """Give every cached, unused block of CuPy's memory pools back to the driver.
+
+    Live tensors are untouched; later allocations become slower until the pool has
+    grown again. A no-op without a GPU.
+    """
+    backend = _backend()
+    if backend is not None:
+        backend.empty_cache()
+
+
+def translate_oom(exc: BaseException, device: DeviceArg = None) -> OutOfMemoryError:
+    """The :class:`OutOfMemoryError` describing a CuPy out-of-memory error ``exc``.
+
+    Use as ``raise translate_oom(exc, device) from exc``. The result names the bytes
+    requested (when CuPy says), and the free and total memory of the device.
+    """
+    return _translate_oom(exc, _index(device))
+
+
+def oom_guard(device: DeviceArg = None) -> contextlib.AbstractContextManager[None]:
+    """A context manager that turns CuPy out-of-memory errors into :class:`OutOfMemoryError`.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> with mta.cuda.oom_guard():
+    ...     pass
+    """
+    return _oom_guard(_index(device))
