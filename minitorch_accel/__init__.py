@@ -91,6 +91,9 @@ from .tensor import Tensor
 
 __version__ = "0.1.0"
 
+# Subpackages, so that ``mta.nn``, ``mta.optim``, ``mta.cuda`` ... work after one import.
+from . import amp, cuda, data, datasets, models, nn, optim, parallel, utils  # noqa: E402
+
 float16 = _np.dtype("float16")
 float32 = _np.dtype("float32")
 float64 = _np.dtype("float64")
@@ -104,6 +107,15 @@ long = int64
 device = Device
 
 __all__ = [
+    "amp",
+    "cuda",
+    "data",
+    "datasets",
+    "models",
+    "nn",
+    "optim",
+    "parallel",
+    "utils",
     "Device",
     "Function",
     "Tensor",

@@ -152,7 +152,11 @@ class Function:
         fn = cls.__new__(cls)
         fn.device = device
         fn.xp = device.xp
-        data = fn.forward(*arrays, **params)
+        if device.type == "cpu":
+            data = fn.forward(*arrays, **params)
+        else:  # run on the GPU the tensors live on, not on CuPy's current one
+            with device.backend.device_context(device):
+                data = fn.forward(*arrays, **params)
         if requires_grad and _grad_mode.enabled:
             fn.inputs = inputs  # type: ignore[assignment]
             fn.needs_input_grad = tuple([t is not None and t.requires_grad for t in inputs])

@@ -34,11 +34,19 @@ def as_dtype(dtype: DTypeLike) -> np.dtype[Any]:
 
 
 def move_array(array: Any, src: Device, dst: Device, non_blocking: bool = False) -> Any:
-    """Copy a backend array from ``src`` to ``dst`` and count the bytes moved."""
+    """Copy a backend array from ``src`` to ``dst`` and count the bytes moved.
+
+    Between two backends the data goes through the host: ``download`` from the source,
+    ``upload`` to the destination (from pinned memory, asynchronously, where the
+    backend can and ``non_blocking`` asks for it).
+    """
     if src.type == dst.type:
         out = src.backend.copy_between(array, src, dst, non_blocking)
+    elif src.type == "cpu":
+        out = dst.backend.upload(array, dst, non_blocking)
     else:
-        out = dst.backend.asarray(src.backend.to_host(array), dst)
+        host = src.backend.download(array)
+        out = dst.backend.upload(host, dst, non_blocking) if dst.type != "cpu" else host
     transfer_stats.record(src, dst, int(array.nbytes))
     return out
 

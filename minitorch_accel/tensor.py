@@ -272,6 +272,29 @@ class Tensor:
         """This tensor as int64."""
         return self.to(dtype=np.int64)
 
+    # ---------------------------------------------------------------- DLPack
+    def __dlpack__(
+        self,
+        *,
+        stream: Any = None,
+        max_version: tuple[int, int] | None = None,
+        dl_device: Any = None,
+        copy: bool | None = None,
+    ) -> Any:
+        """Export the data as a DLPack capsule (zero-copy exchange with NumPy, CuPy,
+        PyTorch); see :mod:`minitorch_accel.dlpack`."""
+        from .dlpack import export_capsule
+
+        return export_capsule(
+            self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy
+        )
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """The DLPack device type and index of the data."""
+        from .dlpack import dlpack_device
+
+        return dlpack_device(self)
+
     # ---------------------------------------------------------------- autograd
     def detach(self) -> Tensor:
         """The same data, cut off from the graph (shares memory)."""
@@ -506,14 +529,21 @@ class Tensor:
         from .ops.shape import raw_index
 
         self._check_inplace()
-        self.data[raw_index(index)] = value.data if isinstance(value, Tensor) else value
+        self.data[raw_index(index)] = self._as_data(value)
 
     def copy_(self, src: Tensor | Any) -> Tensor:
         """Copy ``src``'s values into this tensor, in place (under ``no_grad``)."""
         self._check_inplace()
-        values = src.to(self.device).data if isinstance(src, Tensor) else src
-        self.data[...] = values
+        self.data[...] = self._as_data(src)
         return self
+
+    def _as_data(self, value: Any) -> Any:
+        """``value`` as something this tensor's array accepts (on its device)."""
+        if isinstance(value, Tensor):
+            return value.to(self.device).data
+        if isinstance(value, np.ndarray) and self.device.type != "cpu":
+            return self.device.backend.asarray(value, self.device)
+        return value
 
     def fill_(self, value: builtins.float) -> Tensor:
         """Set every element to ``value``, in place."""

@@ -112,8 +112,6 @@ def test_with_pytorch() -> None:
 
 
 def test_tensor_protocol_methods() -> None:
-    if not hasattr(Tensor, "__dlpack__"):
-        pytest.skip("Tensor.__dlpack__ / __dlpack_device__ not added to tensor.py yet")
     t: Any = mta.tensor([1.0, 2.0])
     assert t.__dlpack_device__() == (DLDeviceType.CPU, 0)
     np.from_dlpack(t)[1] = 5.0

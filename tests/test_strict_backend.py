@@ -362,10 +362,6 @@ def test_tensor_methods() -> None:
     assert host(y).tolist() == [[7.0] * 3] * 2 and host(y.zero_()).sum() == 0
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError, reason=(
-    "tensor.py __setitem__/copy_ store a NumPy value into a device array, which CuPy "
-    "refuses ('non-scalar numpy.ndarray cannot be used for fill'); fix: convert "
-    "non-Tensor values with self.device.backend.asarray(value, self.device)"))
 @pytest.mark.parametrize("how", ["setitem", "copy_"])
 def test_numpy_values_into_device_tensors(how: str) -> None:
     x = mta.zeros(2, 3, dtype=mta.float64, device=STRICT_DEVICE)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .base import Backend, TransferStats, transfer_stats
 from .device import Device, DeviceLike
-from .registry import available, get, register, registered
+from .registry import available, get, register, registered, unregister
 
 
 def _make_numpy() -> Backend:
@@ -36,4 +36,5 @@ __all__ = [
     "register",
     "registered",
     "transfer_stats",
+    "unregister",
 ]

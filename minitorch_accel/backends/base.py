@@ -93,6 +93,16 @@ class Backend:
         """A NumPy array with the contents of ``array``."""
         raise NotImplementedError
 
+    def upload(
+        self, host: np.ndarray, device: Device, non_blocking: bool = False, dtype: Any = None
+    ) -> Any:
+        """Copy a host array to ``device`` (asynchronously where the backend can)."""
+        return self.asarray(host, device, dtype)
+
+    def download(self, array: Any, non_blocking: bool = False) -> np.ndarray:
+        """Copy an array of this backend to the host."""
+        return self.to_host(array)
+
     def copy_between(self, array: Any, src: Device, dst: Device, non_blocking: bool) -> Any:
         """Copy ``array`` from ``src`` to ``dst``, both devices of this backend."""
         raise NotImplementedError

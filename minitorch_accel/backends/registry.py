@@ -25,6 +25,12 @@ def register(name: str, factory: Callable[[], Backend]) -> None:
     _instances.pop(name, None)
 
 
+def unregister(name: str) -> None:
+    """Remove the backend registered as ``name`` (for tests and plug-ins)."""
+    _factories.pop(name, None)
+    _instances.pop(name, None)
+
+
 def get(name: str) -> Backend:
     """Return the backend registered as ``name``, building it on first use.
 

@@ -84,38 +84,49 @@ class CrossEntropy(Function):
         xp = self.xp
         if logits.dtype.itemsize < 4:  # float16 logits: softmax in float32
             logits = logits.astype(np.float32)
-        shifted = logits - logits.max(axis=1, keepdims=True)
-        log_probs = shifted - xp.log(xp.exp(shifted).sum(axis=1, keepdims=True))
         rows = xp.arange(logits.shape[0])
         safe = xp.where(valid, labels, 0)
+        self.rows, self.labels, self.smoothing, self.valid = rows, safe, smoothing, valid
+        self.shape, self.dtype = logits.shape, logits.dtype
+        fused = self.device.backend.kernel("cross_entropy_forward") if not smoothing else None
+        if fused is not None:  # one GPU kernel: loss and log-sum-exp per row
+            loss, self.lse = fused(logits, safe, valid)
+            self.logits, self.log_probs = logits, None
+            return loss
+        shifted = logits - logits.max(axis=1, keepdims=True)
+        log_probs = shifted - xp.log(xp.exp(shifted).sum(axis=1, keepdims=True))
         picked = log_probs[rows, safe]
         loss = -(1.0 - smoothing) * picked
         if smoothing:
             loss -= (smoothing / logits.shape[1]) * log_probs.sum(axis=1)
-        self.log_probs, self.rows, self.labels = log_probs, rows, safe
-        self.smoothing, self.valid = smoothing, valid
+        self.log_probs = log_probs
         return loss * valid
 
     def _target(self, dtype: Any) -> Any:
         """The smoothed one-hot target distribution q (rows, C)."""
-        xp, classes = self.xp, self.log_probs.shape[1]
-        q = xp.full(self.log_probs.shape, self.smoothing / classes, dtype=dtype)
+        xp, classes = self.xp, self.shape[1]
+        q = xp.full(self.shape, self.smoothing / classes, dtype=dtype)
         q[self.rows, self.labels] += 1.0 - self.smoothing
         return q
 
     def backward(self, grad_output: Tensor) -> tuple[Tensor, None]:
-        scale = grad_output.reshape(-1, 1) * Tensor._make(
-            self.valid.reshape(-1, 1).astype(self.log_probs.dtype), self.device, False, None
-        )
         if is_grad_enabled():  # create_graph: keep softmax differentiable in the logits
+            scale = grad_output.reshape(-1, 1) * Tensor._make(
+                self.valid.reshape(-1, 1).astype(self.dtype), self.device, False, None
+            )
             logits = self.inputs[0]
-            q = Tensor._make(self._target(self.log_probs.dtype), self.device, False, None)
+            q = Tensor._make(self._target(self.dtype), self.device, False, None)
             return (softmax(logits, dim=1) - q) * scale, None
+        if self.log_probs is None:  # the fused GPU path
+            fused = self.device.backend.kernel("cross_entropy_backward")
+            rows = grad_output.data.reshape(-1)
+            grad = fused(self.logits, self.labels, self.valid, self.lse, rows)
+            return Tensor._make(grad, self.device, False, None), None
         grad = self.xp.exp(self.log_probs)
         if self.smoothing:
             grad -= self.smoothing / grad.shape[1]
         grad[self.rows, self.labels] -= 1.0 - self.smoothing
-        grad *= scale.data
+        grad *= (grad_output.data.reshape(-1, 1) * self.valid.reshape(-1, 1)).astype(grad.dtype)
         return Tensor._make(grad, self.device, False, None), None
 
 

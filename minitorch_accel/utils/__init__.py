@@ -1,5 +1,6 @@
 """Utilities: gradient checks, timing, the environment report."""
 
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .timing import BenchmarkResult, Timer, benchmark
 
-__all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
+__all__ = ["BenchmarkResult", "GradcheckError", "Timer", "benchmark", "gradcheck", "gradgradcheck"]

@@ -23,7 +23,7 @@ def _version(module: str) -> str:
 def blas_name() -> str:
     """The BLAS library NumPy uses for matrix multiplication (best effort)."""
     try:
-        config: Any = np.show_config(mode="dicts")  # type: ignore[call-arg]
+        config: Any = np.show_config(mode="dicts")
         blas = config["Build Dependencies"]["blas"]
         return f"{blas.get('name', '?')} {blas.get('version', '')}".strip()
     except Exception:  # noqa: BLE001
