@@ -286,9 +286,19 @@ def _deliver(
             key = id(leaf)
             captured[key] = captured[key] + grad if key in captured else grad
         return
-    # Gradients are never modified in place by the library, so a gradient object shared
-    # by two leaves (the two inputs of an add) is safe to store as it is.
-    leaf.grad = grad if leaf.grad is None else leaf.grad + grad
+    if grad._node is not None:  # create_graph: keep the gradient's own graph
+        leaf.grad = grad if leaf.grad is None else leaf.grad + grad
+    elif leaf.grad is None:
+        # A copy: the incoming array may be a read-only broadcast view, or shared with
+        # another leaf (the two inputs of an add) or with the caller's ``gradient``.
+        leaf.grad = _make_tensor(grad.data.copy(), grad.device, False, None)
+    elif leaf.grad._node is None:
+        try:
+            leaf.grad.data += grad.data  # accumulate in place, as PyTorch does
+        except ValueError:  # a read-only .grad someone assigned: accumulate out of place
+            leaf.grad = leaf.grad + grad
+    else:
+        leaf.grad = leaf.grad + grad
 
 
 def grad(

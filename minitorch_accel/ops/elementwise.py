@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd import Function
+from ..autograd import Function, is_grad_enabled
 from ..tensor import Tensor
 
 Operand = Any  # a Tensor or a Python/NumPy scalar
@@ -32,7 +32,11 @@ def as_operand(value: Operand, like: Tensor) -> Tensor:
     if isinstance(value, Tensor):
         return value
     if isinstance(value, (int, float, bool, np.number, np.bool_)):
-        array = like.xp.asarray(value, dtype=_scalar_dtype(like.dtype, value))
+        dtype = _scalar_dtype(like.dtype, value)
+        if like.device.type == "cpu":
+            array = like.xp.asarray(value, dtype=dtype)
+        else:  # created on the tensor's own GPU
+            array = like.device.backend.asarray(value, like.device, dtype)
         return Tensor._make(array, like.device, False, None)
     return Tensor(value, device=like.device)
 
@@ -42,8 +46,8 @@ def _binary(cls: type[Function], a: Operand, b: Operand) -> Tensor:
         a = as_operand(a, b)
     elif not isinstance(b, Tensor):
         b = as_operand(b, a)
-    if a.dtype is not b.dtype:
-        _check_promotable(cls.__name__.lower(), a, b)
+    if a.data.dtype is not b.data.dtype:  # .data.dtype: no property call on the hot path
+        a, b = _promote(cls.__name__.lower(), a, b)
     try:
         return cls.apply(a, b)
     except ValueError:
@@ -57,13 +61,42 @@ def _binary(cls: type[Function], a: Operand, b: Operand) -> Tensor:
         raise
 
 
-def _check_promotable(name: str, a: Tensor, b: Tensor) -> None:
-    kinds = {a.dtype.kind, b.dtype.kind}
-    if kinds == {"u", "i"} and np.result_type(a.dtype, b.dtype).kind == "f":
+def result_dtype(*dtypes: np.dtype[Any]) -> np.dtype[Any]:
+    """The dtype of an op on tensors of ``dtypes`` (PyTorch's rule, not NumPy's): next to
+    a float, integers and bools take that float's dtype (int64 with float32 gives
+    float32, not float64); otherwise NumPy's promotion applies.
+
+    Raises
+    ------
+    TypeError
+        For signed and unsigned integers whose only common type is a float (int64 and
+        uint64), which would silently lose precision.
+    """
+    floats = [d for d in dtypes if d.kind == "f"]
+    if floats:
+        return np.result_type(*floats)
+    result = np.result_type(*dtypes)
+    if result.kind == "f":
+        names = " and ".join(str(d) for d in dtypes)
         raise TypeError(
-            f"{name}: dtypes {a.dtype} and {b.dtype} cannot be combined without losing "
-            "precision; convert one of them first with .to(dtype=...)"
+            f"dtypes {names} cannot be combined without losing precision; convert one of "
+            "them first with .to(dtype=...)"
         )
+    return result
+
+
+def _promote(name: str, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    """``a`` and ``b`` converted so that NumPy computes in :func:`result_dtype`."""
+    try:
+        common = result_dtype(a.dtype, b.dtype)
+    except TypeError as exc:
+        raise TypeError(f"{name}: {exc}") from None
+    if common.kind == "f":  # cast the integer side, which NumPy would widen to float64
+        if a.dtype.kind in "iu":
+            a = a.to(dtype=common)
+        if b.dtype.kind in "iu":
+            b = b.to(dtype=common)
+    return a, b
 
 
 class Add(Function):
@@ -89,7 +122,7 @@ class Mul(Function):
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         a, b = self.inputs
         need_a, need_b = self.needs_input_grad
-        return (grad * b if need_a else None), (grad * a if need_b else None)
+        return (Mul.apply(grad, b) if need_a else None), (Mul.apply(grad, a) if need_b else None)
 
 
 class Div(Function):
@@ -118,6 +151,8 @@ class PowScalar(Function):
     def backward(self, grad: Tensor) -> Tensor:
         (a,) = self.inputs
         p = self.exponent
+        if p == 0:
+            return grad * 0.0  # not a ** -1 * 0, which is nan at a == 0
         if p == 2:
             return grad * (a * 2.0)
         return grad * (a ** (p - 1) * p)
@@ -177,10 +212,15 @@ class Relu(Function):
     saves_output = True
 
     def forward(self, a: Any) -> Any:
-        return self.xp.maximum(a, 0)
+        fused = self.device.backend.kernel("relu_forward")
+        return fused(a) if fused is not None else self.xp.maximum(a, 0)
 
     def backward(self, grad: Tensor) -> Tensor:
-        mask = self.xp.greater(self.output().data, 0)
+        out = self.output()
+        fused = self.device.backend.kernel("relu_backward")
+        if fused is not None and not is_grad_enabled() and grad.dtype == out.dtype:
+            return Tensor._make(fused(out.data, grad.data), self.device, False, None)
+        mask = self.xp.greater(out.data, 0)
         return grad * Tensor._make(mask, self.device, False, None)
 
 
@@ -195,8 +235,18 @@ class Sigmoid(Function):
         return out
 
     def backward(self, grad: Tensor) -> Tensor:
-        out = self.output()
-        return grad * (out * (1.0 - out))
+        return SigmoidGrad.apply(grad, self.output())
+
+
+class SigmoidGrad(Function):
+    """``grad * y * (1 - y)`` for ``y = sigmoid(x)``, as one op (it is on the hot path)."""
+
+    def forward(self, grad: Any, y: Any) -> Any:
+        return grad * (y * (1 - y))
+
+    def backward(self, gg: Tensor) -> tuple[Tensor, Tensor]:
+        grad, y = self.inputs
+        return SigmoidGrad.apply(gg, y), gg * grad * (1.0 - 2.0 * y)
 
 
 class Tanh(Function):
@@ -206,8 +256,18 @@ class Tanh(Function):
         return self.xp.tanh(a)
 
     def backward(self, grad: Tensor) -> Tensor:
-        out = self.output()
-        return grad * (1.0 - out * out)
+        return TanhGrad.apply(grad, self.output())
+
+
+class TanhGrad(Function):
+    """``grad * (1 - y**2)`` for ``y = tanh(x)``, as one op (it is on the hot path)."""
+
+    def forward(self, grad: Any, y: Any) -> Any:
+        return grad * (1 - y * y)
+
+    def backward(self, gg: Tensor) -> tuple[Tensor, Tensor]:
+        grad, y = self.inputs
+        return TanhGrad.apply(gg, y), gg * grad * y * -2.0
 
 
 class Maximum(Function):
@@ -305,8 +365,14 @@ def neg(a: Tensor) -> Tensor:
 
 
 def pow(a: Operand, exponent: Operand) -> Tensor:
-    """``a ** exponent``; the exponent may be a number or a tensor."""
+    """``a ** exponent``; the exponent may be a number or a tensor.
+
+    An integer tensor stays integer for non-negative integer exponents; a fractional or
+    negative exponent makes it float32 (NumPy would refuse or give float64).
+    """
     if isinstance(a, Tensor) and isinstance(exponent, (int, float)):
+        if a.dtype.kind != "f" and (isinstance(exponent, float) or exponent < 0):
+            a = a.to(dtype=np.float32)
         return PowScalar.apply(a, exponent=exponent)
     return _binary(Pow, a, exponent)
 
@@ -366,6 +432,8 @@ def clamp(a: Tensor, min: float | None = None, max: float | None = None) -> Tens
     """Limit values to ``[min, max]``; the gradient is zero outside."""
     if min is None and max is None:
         raise ValueError("clamp: give at least one of min and max")
+    if a.dtype.kind != "f" and (isinstance(min, float) or isinstance(max, float)):
+        a = a.to(dtype=np.float32)  # float bounds make an integer tensor float32, not float64
     return Clamp.apply(a, low=min, high=max)
 
 
@@ -380,9 +448,18 @@ def where(condition: Tensor, a: Operand, b: Operand) -> Tensor:
         )
     a, b = as_operand(a, ref), as_operand(b, ref)
     if a.dtype is not b.dtype:
-        common = np.result_type(a.dtype, b.dtype)
+        common = result_dtype(a.dtype, b.dtype)
         a, b = a.to(dtype=common), b.to(dtype=common)
-    return Where.apply(condition, a, b)
+    try:
+        return Where.apply(condition, a, b)
+    except ValueError:
+        try:
+            np.broadcast_shapes(condition.shape, a.shape, b.shape)
+        except ValueError:
+            raise ValueError(
+                f"where: shapes {condition.shape}, {a.shape} and {b.shape} do not broadcast"
+            ) from None
+        raise
 
 
 def _compare(ufunc: str, a: Operand, b: Operand) -> Tensor:

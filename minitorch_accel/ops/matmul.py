@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import autocast_state
 from ..autograd import Function
 from ..tensor import Tensor
 
@@ -35,6 +36,8 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     """
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):
         raise TypeError("matmul: both operands must be tensors")
+    if autocast_state.state.dtype is not None:
+        a, b = autocast_state.to_compute_dtype(a, b)  # type: ignore[assignment]
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError(f"matmul: operands must have at least 1 dim, got {a.shape} and {b.shape}")
     if a.shape[-1] != b.shape[-2 if b.ndim > 1 else 0]:
@@ -50,6 +53,8 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
         raise RuntimeError(
             f"matmul: expected both tensors on one device, got {a.device} and {b.device}"
         )
+    if a.ndim == 1 and b.ndim == 1:
+        return MatMul.apply(a.reshape(1, -1), b.reshape(-1, 1)).reshape(())
     if a.ndim == 1:
         return matmul(a.reshape(1, -1), b).squeeze(-2)
     if b.ndim == 1:

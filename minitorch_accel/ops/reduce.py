@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import autocast_state
 from ..autograd import Function
 from ..tensor import Tensor
 
@@ -29,6 +30,13 @@ def normalize_dims(dim: Dim, ndim: int) -> tuple[int, ...]:
     return tuple(sorted(out))
 
 
+def _reduction_dims(dim: Dim, ndim: int) -> tuple[int, ...]:
+    """:func:`normalize_dims` for a reduction: a 0-d tensor accepts dim 0 or -1 (as in
+    PyTorch) and has nothing to reduce."""
+    dims = normalize_dims(dim, ndim)
+    return dims if ndim else ()
+
+
 def _kept_shape(shape: tuple[int, ...], dims: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(1 if i in dims else s for i, s in enumerate(shape))
 
@@ -45,11 +53,12 @@ class Sum(Function):
 
 def sum(a: Tensor, dim: Dim = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
     """Sum over ``dim`` (all dims by default), keeping them as size 1 if ``keepdim``."""
+    a = autocast_state.to_float32(a)
     if dtype is not None:
         a = a.to(dtype=dtype)
     elif a.dtype.kind in "bi" and a.dtype != np.int64:
         a = a.to(dtype=np.int64)
-    return Sum.apply(a, dims=normalize_dims(dim, a.ndim), keepdim=keepdim)
+    return Sum.apply(a, dims=_reduction_dims(dim, a.ndim), keepdim=keepdim)
 
 
 def sum_to_shape(grad: Tensor, shape: tuple[int, ...]) -> Tensor:
@@ -64,19 +73,27 @@ def sum_to_shape(grad: Tensor, shape: tuple[int, ...]) -> Tensor:
 
 def mean(a: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
     """The mean over ``dim`` (all dims by default)."""
+    a = autocast_state.to_float32(a)
     if a.dtype.kind != "f":
         raise TypeError(f"mean needs a floating-point tensor, got {a.dtype}; use .float()")
-    dims = normalize_dims(dim, a.ndim)
+    dims = _reduction_dims(dim, a.ndim)
     count = int(np.prod([a.shape[d] for d in dims])) if dims else 1
-    return Sum.apply(a, dims=dims, keepdim=keepdim) * (1.0 / builtins.max(count, 1))
+    scale = 1.0 / count if count > 0 else float("nan")  # the mean of nothing is nan
+    return Sum.apply(a, dims=dims, keepdim=keepdim) * scale
 
 
 def var(a: Tensor, dim: Dim = None, keepdim: bool = False, correction: int = 1) -> Tensor:
-    """The variance over ``dim``, divided by ``n - correction`` (1: unbiased, as PyTorch)."""
-    dims = normalize_dims(dim, a.ndim)
+    """The variance over ``dim``, divided by ``n - correction`` (1: unbiased, as PyTorch).
+
+    As in PyTorch, it is nan when ``n <= correction`` (one sample has no unbiased
+    variance).
+    """
+    a = autocast_state.to_float32(a)
+    dims = _reduction_dims(dim, a.ndim)
     count = int(np.prod([a.shape[d] for d in dims])) if dims else 1
     centered = a - mean(a, dims, keepdim=True)
-    return sum(centered * centered, dims, keepdim) * (1.0 / builtins.max(count - correction, 1))
+    scale = 1.0 / (count - correction) if count > correction else float("nan")
+    return sum(centered * centered, dims, keepdim) * scale
 
 
 class MaxMin(Function):
@@ -113,6 +130,8 @@ def max(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     if a.size == 0:
         raise ValueError("max of an empty tensor")
     d = None if dim is None else normalize_dims(dim, a.ndim)[0]
+    if a.ndim == 0:
+        d = None  # a 0-d tensor takes dim 0 or -1, as in PyTorch
     return MaxMin.apply(a, dim=d, keepdim=keepdim, largest=True)
 
 
@@ -121,6 +140,8 @@ def min(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     if a.size == 0:
         raise ValueError("min of an empty tensor")
     d = None if dim is None else normalize_dims(dim, a.ndim)[0]
+    if a.ndim == 0:
+        d = None
     return MaxMin.apply(a, dim=d, keepdim=keepdim, largest=False)
 
 
@@ -150,8 +171,10 @@ def _arg(a: Tensor, dim: int | None, keepdim: bool, name: str) -> Tensor:
 
 def logsumexp(a: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
     """``log(sum(exp(a)))`` over ``dim``, computed without overflow."""
-    dims = normalize_dims(dim, a.ndim)
-    shift = Tensor._make(a.data.max(axis=dims, keepdims=True), a.device, False, None)
+    a = autocast_state.to_float32(a)
+    dims = _reduction_dims(dim, a.ndim)
+    shift_data = a.xp.asarray(a.data.max(axis=dims, keepdims=True))  # an array even for 0-d
+    shift = Tensor._make(shift_data, a.device, False, None)
     shift.data[~a.xp.isfinite(shift.data)] = 0
     out = (a - shift).exp().sum(dims, keepdim=True).log() + shift
     return (
@@ -189,9 +212,11 @@ class Softmax(Function):
 
 def log_softmax(a: Tensor, dim: int = -1) -> Tensor:
     """``a - logsumexp(a, dim)``: log-probabilities, computed stably."""
+    a = autocast_state.to_float32(a)
     return LogSoftmax.apply(a, dim=normalize_dims(dim, a.ndim)[0])
 
 
 def softmax(a: Tensor, dim: int = -1) -> Tensor:
     """``exp(a) / sum(exp(a), dim)``, computed stably."""
+    a = autocast_state.to_float32(a)
     return Softmax.apply(a, dim=normalize_dims(dim, a.ndim)[0])

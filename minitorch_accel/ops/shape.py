@@ -10,6 +10,26 @@ import numpy as np
 
 from ..autograd import Function
 from ..tensor import Tensor
+from .elementwise import result_dtype
+
+
+def normalize_dim(dim: int, ndim: int, op: str) -> int:
+    """``dim`` as a non-negative index into ``ndim`` dims (a 0-d tensor accepts 0 and -1).
+
+    Raises
+    ------
+    IndexError
+        If ``dim`` is outside ``[-ndim, ndim - 1]``, naming the op and the valid range.
+    """
+    n = builtins.max(ndim, 1)
+    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
+        raise TypeError(f"{op}: a dim is an int, got {dim!r}")
+    if not -n <= dim < n:
+        raise IndexError(
+            f"{op}: dim {dim} is out of range for a tensor with {ndim} dimension(s) "
+            f"(expected {-n}..{n - 1})"
+        )
+    return int(dim) % n
 
 
 class Reshape(Function):
@@ -53,7 +73,9 @@ def permute(a: Tensor, *dims: Any) -> Tensor:
     """Reorder the dimensions: ``out.shape[i] == a.shape[dims[i]]`` (a view)."""
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
         dims = tuple(dims[0])
-    norm = tuple(int(d) % builtins.max(a.ndim, 1) for d in dims)
+    if len(dims) != a.ndim:
+        raise ValueError(f"permute: {dims} is not a permutation of the {a.ndim} dims of {a.shape}")
+    norm = tuple(normalize_dim(d, a.ndim, "permute") for d in dims)
     if sorted(norm) != list(range(a.ndim)):
         raise ValueError(f"permute: {dims} is not a permutation of the {a.ndim} dims of {a.shape}")
     return Permute.apply(a, dims=norm)
@@ -61,8 +83,8 @@ def permute(a: Tensor, *dims: Any) -> Tensor:
 
 def transpose(a: Tensor, dim0: int = -2, dim1: int = -1) -> Tensor:
     """Swap two dimensions (a view)."""
+    d0, d1 = normalize_dim(dim0, a.ndim, "transpose"), normalize_dim(dim1, a.ndim, "transpose")
     dims = list(range(a.ndim))
-    d0, d1 = dims[dim0], dims[dim1]
     dims[d0], dims[d1] = d1, d0
     return Permute.apply(a, dims=tuple(dims))
 
@@ -82,6 +104,11 @@ def expand(a: Tensor, *shape: Any) -> Tensor:
     lead = len(shape) - a.ndim
     if lead < 0:
         raise ValueError(f"expand: cannot expand shape {a.shape} to fewer dims {shape}")
+    if any(s == -1 for s in shape[:lead]) or any(s < -1 for s in shape):
+        raise ValueError(
+            f"expand: bad size in {tuple(shape)} for shape {a.shape}: -1 (keep the size) is "
+            "only allowed for existing dims, and sizes cannot be negative"
+        )
     target = tuple(a.shape[i - lead] if s == -1 else int(s) for i, s in enumerate(shape))
     try:
         np.broadcast_shapes(a.shape, target)
@@ -96,7 +123,10 @@ def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Merge dims ``start_dim..end_dim`` into one."""
     if a.ndim == 0:
         return a.reshape(1)
-    start, end = start_dim % a.ndim, end_dim % a.ndim
+    start = normalize_dim(start_dim, a.ndim, "flatten")
+    end = normalize_dim(end_dim, a.ndim, "flatten")
+    if start > end:
+        raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
     shape = a.shape[:start] + (int(np.prod(a.shape[start : end + 1])),) + a.shape[end + 1 :]
     return a.reshape(shape)
 
@@ -105,7 +135,7 @@ def squeeze(a: Tensor, dim: int | None = None) -> Tensor:
     """Remove dims of size 1 (only ``dim`` if given, and only if it has size 1)."""
     if dim is None:
         return a.reshape(tuple(s for s in a.shape if s != 1))
-    d = dim % builtins.max(a.ndim, 1)
+    d = normalize_dim(dim, a.ndim, "squeeze")
     if a.ndim == 0 or a.shape[d] != 1:
         return a
     return a.reshape(a.shape[:d] + a.shape[d + 1 :])
@@ -115,7 +145,10 @@ def unsqueeze(a: Tensor, dim: int) -> Tensor:
     """Insert a dim of size 1 at ``dim``."""
     d = dim if dim >= 0 else dim + a.ndim + 1
     if not 0 <= d <= a.ndim:
-        raise IndexError(f"unsqueeze: dim {dim} out of range for {a.ndim} dims")
+        raise IndexError(
+            f"unsqueeze: dim {dim} is out of range for a tensor with {a.ndim} dimension(s) "
+            f"(expected {-a.ndim - 1}..{a.ndim})"
+        )
     return a.reshape(a.shape[:d] + (1,) + a.shape[d:])
 
 
@@ -138,14 +171,16 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     if len(tensors) == 0:
         raise ValueError("cat: expected a non-empty sequence of tensors")
     ref = tensors[0]
-    d = dim % builtins.max(ref.ndim, 1)
+    if ref.ndim == 0:
+        raise ValueError("cat: 0-d tensors cannot be joined; use stack")
+    d = normalize_dim(dim, ref.ndim, "cat")
     for t in tensors[1:]:
         if (
             t.ndim != ref.ndim
             or t.shape[:d] + t.shape[d + 1 :] != ref.shape[:d] + ref.shape[d + 1 :]
         ):
             raise ValueError(f"cat: shapes {ref.shape} and {t.shape} differ outside dim {dim}")
-    dtype = np.result_type(*[t.dtype for t in tensors])
+    dtype = result_dtype(*[t.dtype for t in tensors])
     return Cat.apply(*[t.to(dtype=dtype) for t in tensors], dim=d)
 
 
@@ -186,10 +221,16 @@ def raw_index(index: Any) -> Any:
     if isinstance(index, Tensor):
         return index.data
     if isinstance(index, tuple):
-        return tuple(i.data if isinstance(i, Tensor) else i for i in index)
-    if isinstance(index, list):
-        return np.asarray(index)
-    return index
+        return tuple(_raw_part(i) for i in index)
+    return _raw_part(index)
+
+
+def _raw_part(part: Any) -> Any:
+    if isinstance(part, Tensor):
+        return part.data
+    if isinstance(part, list):  # a list is an int array (or a bool mask), also in a tuple
+        return np.asarray(part)
+    return part
 
 
 def _is_advanced(index: Any) -> bool:

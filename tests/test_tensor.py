@@ -1,0 +1,247 @@
+"""The Tensor API: factories, dtype rules, attributes and conversions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import minitorch_accel as mta
+from minitorch_accel.tensor import Tensor
+
+
+# ------------------------------------------------------------------ factories
+@pytest.mark.parametrize(
+    "data,dtype",
+    [
+        (1.5, np.float32),
+        ([1.0, 2.0], np.float32),
+        ([1, 2.5], np.float32),
+        (3, np.int64),
+        ([[1, 2], [3, 4]], np.int64),
+        ([True, False], np.bool_),
+        (np.array([1.0, 2.0]), np.float64),
+        (np.array([1, 2], dtype=np.int32), np.int32),
+        (np.array([1.0], dtype=np.float16), np.float16),
+        (np.array([7], dtype=np.uint8), np.uint8),
+        (np.float32(2.0), np.float32),
+    ],
+    ids=lambda v: type(v).__name__ if not isinstance(v, type) else v.__name__,
+)
+def test_tensor_dtype_from_data(data: Any, dtype: Any) -> None:
+    t = mta.tensor(data)
+    assert t.dtype == dtype
+    np.testing.assert_array_equal(np.asarray(t), np.asarray(data))
+    assert t.device == mta.Device("cpu")
+    assert not t.requires_grad and t.grad is None and t.is_leaf
+
+
+def test_tensor_copies_and_converts() -> None:
+    source = np.array([1.0, 2.0])
+    t = mta.tensor(source, dtype=mta.float32, device="cpu:2", requires_grad=True)
+    source[0] = 100.0
+    assert t.tolist() == [1.0, 2.0]
+    assert (t.dtype, str(t.device), t.requires_grad) == (np.dtype(np.float32), "cpu:2", True)
+    copy = mta.tensor(t)
+    assert not copy.requires_grad and not np.shares_memory(copy.data, t.data)
+    assert copy.device == t.device
+
+
+def test_from_numpy_shares_memory() -> None:
+    array = np.arange(4, dtype=np.int32)
+    t = mta.from_numpy(array)
+    assert t.dtype == np.int32
+    array[0] = 42
+    assert t.tolist()[0] == 42
+    t[1] = 7
+    assert array[1] == 7
+    with pytest.raises(TypeError, match="from_numpy expects a numpy.ndarray, got list"):
+        mta.from_numpy([1, 2])  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("make", [mta.zeros, mta.ones, mta.empty], ids=lambda f: f.__name__)
+def test_filled_factories(make: Any) -> None:
+    assert make(2, 3).shape == (2, 3) and make((2, 3)).shape == (2, 3)
+    assert make(2).dtype == np.float32
+    t = make(4, dtype=mta.int64, device="cpu:1", requires_grad=False)
+    assert (t.dtype, str(t.device)) == (np.int64, "cpu:1")
+    assert make(2, requires_grad=True).requires_grad
+    assert make().shape == ()
+
+
+def test_zeros_ones_full_values() -> None:
+    assert mta.zeros(2, 2).tolist() == [[0.0, 0.0], [0.0, 0.0]]
+    assert mta.ones(3).tolist() == [1.0, 1.0, 1.0]
+    f = mta.full((2,), 2.5)
+    assert f.tolist() == [2.5, 2.5] and f.dtype == np.float32
+    assert mta.full((1,), 3, dtype=mta.int64).tolist() == [3]
+    np.testing.assert_array_equal(np.asarray(mta.eye(2, 3)), np.eye(2, 3))
+
+
+def test_like_factories_keep_shape_dtype_device() -> None:
+    ref = mta.tensor(np.ones((2, 3)), device="cpu:1")
+    for t in (mta.zeros_like(ref), mta.ones_like(ref), mta.full_like(ref, 4.0)):
+        assert (t.shape, t.dtype, t.device) == ((2, 3), np.dtype(np.float64), ref.device)
+    assert mta.zeros_like(ref).tolist() == [[0.0] * 3] * 2
+    assert mta.ones_like(ref, dtype=mta.int64).dtype == np.int64
+    assert mta.full_like(ref, 4.0).tolist() == [[4.0] * 3] * 2
+
+
+def test_arange() -> None:
+    assert mta.arange(4).tolist() == [0, 1, 2, 3] and mta.arange(4).dtype == np.int64
+    assert mta.arange(1, 7, 2).tolist() == [1, 3, 5]
+    assert mta.arange(5, 0, -2).tolist() == [5, 3, 1]
+    f = mta.arange(0, 1, 0.25)
+    assert f.dtype == np.float32 and f.tolist() == [0.0, 0.25, 0.5, 0.75]
+    assert mta.arange(3, dtype=mta.float64).dtype == np.float64
+    with pytest.raises(ValueError, match="step must not be zero"):
+        mta.arange(0, 3, 0)
+
+
+def test_random_factories() -> None:
+    mta.manual_seed(0)
+    n = mta.randn(2000)
+    u = mta.rand(2000, dtype=mta.float64)
+    assert n.dtype == np.float32 and u.dtype == np.float64
+    assert abs(n.mean().item()) < 0.1 and abs(n.var().item() - 1.0) < 0.1
+    assert 0.0 <= u.min().item() and u.max().item() < 1.0
+    r = mta.randint(0, 3, (500,))
+    assert r.dtype == np.int64 and set(r.tolist()) == {0, 1, 2}
+    assert mta.randn(2, 3, requires_grad=True).requires_grad
+    with pytest.raises(TypeError, match="randn makes floating-point tensors, not int64"):
+        mta.randn(2, dtype=mta.int64)
+
+
+def test_manual_seed_reproducibility() -> None:
+    mta.manual_seed(123)
+    first = (mta.randn(5).tolist(), mta.rand(3).tolist(), mta.randn(2, device="cpu:1").tolist())
+    mta.manual_seed(123)
+    second = (mta.randn(5).tolist(), mta.rand(3).tolist(), mta.randn(2, device="cpu:1").tolist())
+    assert first == second
+    mta.manual_seed(124)
+    assert mta.randn(5).tolist() != first[0]
+
+
+def test_explicit_generator() -> None:
+    a = mta.randn(3, generator=np.random.default_rng(9))
+    b = mta.randn(3, generator=np.random.default_rng(9))
+    assert a.tolist() == b.tolist()
+
+
+@pytest.mark.parametrize("bad", [(-1,), (2.5,), ("3",)], ids=str)
+def test_bad_shapes_raise(bad: tuple[Any, ...]) -> None:
+    with pytest.raises(ValueError, match="a shape is made of non-negative ints"):
+        mta.zeros(*bad)
+
+
+# ------------------------------------------------------------------ dtype rules
+@pytest.mark.parametrize(
+    "dtype,scalar,expected",
+    [
+        (np.float32, 2.5, np.float32),
+        (np.float32, 2, np.float32),
+        (np.float64, 2.5, np.float64),
+        (np.float16, 1.0, np.float16),
+        (np.int64, 2.5, np.float32),
+        (np.int64, 2, np.int64),
+        (np.int32, 2, np.int32),
+        (np.bool_, 1, np.int64),
+        (np.bool_, True, np.bool_),
+        (np.float32, np.float64(2.0), np.float32),
+    ],
+    ids=str,
+)
+def test_scalar_keeps_tensor_dtype(dtype: Any, scalar: Any, expected: Any) -> None:
+    t = mta.tensor(np.array([1, 0], dtype=dtype))
+    for out in (t + scalar, scalar + t, t * scalar, scalar * t):
+        assert out.dtype == expected
+    if dtype != np.bool_:  # bool - bool is refused, as by NumPy and PyTorch
+        assert (t - scalar).dtype == expected
+
+
+def test_tensor_tensor_promotion() -> None:
+    f32, f64, i64 = mta.ones(2), mta.tensor(np.ones(2)), mta.tensor([1, 2])
+    i32 = mta.tensor(np.array([1, 1], dtype=np.int32))
+    assert (f32 + f64).dtype == np.float64
+    assert (i64 + i32).dtype == np.int64
+    # next to a float, integers take the float's dtype (PyTorch's rule, not NumPy's float64)
+    for out in (f32 * i64, i64 * f32, i32 + f32, f32 / i64, mta.maximum(i64, f32)):
+        assert out.dtype == np.float32
+    assert (mta.tensor([True, False]) * f32).dtype == np.float32
+    assert mta.where(mta.tensor([True, False]), i64, f32).dtype == np.float32
+    assert mta.cat([i64, f32]).dtype == np.float32
+
+
+# ------------------------------------------------------------------ attributes, conversion
+def test_attributes() -> None:
+    t = mta.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    assert t.shape == (2, 3) and t.ndim == 2 and t.size == 6 and t.numel() == 6
+    assert t.nbytes == 24 and len(t) == 2
+    assert t.dtype == np.float32 and t.device == mta.Device("cpu") and t.device == "cpu"
+    assert t.requires_grad and t.grad is None and t.grad_fn is None and t.is_leaf
+    y = t * 2
+    assert y.grad_fn is not None and not y.is_leaf
+
+
+def test_numpy_item_tolist_array() -> None:
+    t = mta.tensor([[1.5, 2.0]])
+    host = t.numpy()
+    assert isinstance(host, np.ndarray) and np.shares_memory(host, t.data)
+    assert t.tolist() == [[1.5, 2.0]]
+    assert mta.tensor([3]).item() == 3 and isinstance(mta.tensor([3]).item(), int)
+    assert mta.tensor(2.5).item() == 2.5 and float(mta.tensor(2.5)) == 2.5
+    assert int(mta.tensor(7)) == 7 and bool(mta.tensor(True))
+    as_f64 = np.asarray(t, dtype=np.float64)
+    assert as_f64.dtype == np.float64 and as_f64.tolist() == [[1.5, 2.0]]
+    assert np.asarray(mta.tensor([1, 2], device="cpu:3")).tolist() == [1, 2]
+    with pytest.raises(ValueError, match=r"item\(\) needs a tensor with one element.*\(1, 2\)"):
+        t.item()
+    with pytest.raises(RuntimeError, match="truth value of a tensor with shape"):
+        bool(mta.ones(2))
+    with pytest.raises(RuntimeError, match=r"use .detach\(\).numpy\(\)"):
+        mta.ones(1, requires_grad=True).numpy()
+    with pytest.raises(TypeError, match="len"):
+        len(mta.tensor(1.0))
+
+
+def test_to_cpu_and_dtype_conversions() -> None:
+    t = mta.tensor([1.0, 2.0])
+    assert t.to("cpu") is t and t.cpu() is t and t.to(dtype=mta.float32) is t
+    moved = t.to("cpu:1")
+    assert str(moved.device) == "cpu:1" and moved.tolist() == [1.0, 2.0]
+    assert moved.cpu().device == mta.Device("cpu")
+    both = t.to("cpu:2", dtype=mta.float64)
+    assert (str(both.device), both.dtype) == ("cpu:2", np.dtype(np.float64))
+    assert t.double().dtype == np.float64 and t.half().dtype == np.float16
+    assert t.long().tolist() == [1, 2] and t.long().float().dtype == np.float32
+
+
+def test_dtype_conversion_is_differentiable() -> None:
+    x = mta.tensor([1.0, 2.0], requires_grad=True)
+    (x.double() ** 2).sum().backward()
+    assert x.grad is not None and x.grad.dtype == np.float32
+    assert x.grad.tolist() == [2.0, 4.0]
+
+
+def test_repr() -> None:
+    assert repr(mta.tensor([1.0, 2.0])) == "tensor([1., 2.])"
+    assert repr(mta.tensor([1, 2])) == "tensor([1, 2])"
+    assert repr(mta.tensor(np.array([0.5]))) == "tensor([0.5], dtype=float64)"
+    assert repr(mta.ones(1, device="cpu:1")) == "tensor([1.], device='cpu:1')"
+    assert repr(mta.ones(1, requires_grad=True)) == "tensor([1.], requires_grad=True)"
+    assert repr(mta.ones(1, requires_grad=True) * 2) == "tensor([2.], grad_fn=<MulBackward>)"
+    assert "dtype=float32" in repr(mta.zeros(0))
+
+
+def test_constructor_and_class() -> None:
+    t = Tensor([1.0, 2.0], requires_grad=True)
+    assert isinstance(t, Tensor) and t.requires_grad
+    assert isinstance(mta.tensor(1.0), mta.Tensor)
+
+
+def test_numpy_array_on_the_left_defers_to_tensor() -> None:
+    t = mta.tensor([1.0, 2.0], requires_grad=True)
+    out = np.array([1.0, 1.0]) + t
+    assert isinstance(out, Tensor) and out.requires_grad
+    assert out.tolist() == [2.0, 3.0]
