@@ -87,6 +87,7 @@ from .ops.shape import (
     transpose,
     unsqueeze,
 )
+from .serialization import load, save
 from .tensor import Tensor
 
 __version__ = "0.1.0"
@@ -107,6 +108,8 @@ long = int64
 device = Device
 
 __all__ = [
+    "load",
+    "save",
     "amp",
     "cuda",
     "data",

@@ -1,0 +1,35 @@
+"""Optimizers, learning-rate schedules and gradient clipping.
+
+An optimizer updates parameters in place from their gradients, once per
+``optimizer.step()``::
+
+    opt = optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    for x, y in loader:
+        opt.zero_grad()
+        loss_fn(model(x), y).backward()
+        opt.step()
+
+They accept any iterable of tensors with ``requires_grad=True`` (or of parameter-group
+dicts), on any device; the update runs on the parameter's own device through its array
+module. ``lr_scheduler`` changes the learning rate between steps.
+"""
+
+from __future__ import annotations
+
+from . import lr_scheduler
+from .adam import Adam, AdamW, adam_update
+from .clip import clip_grad_norm_, clip_grad_value_
+from .optimizer import Optimizer
+from .sgd import SGD, sgd_update
+
+__all__ = [
+    "SGD",
+    "Adam",
+    "AdamW",
+    "Optimizer",
+    "adam_update",
+    "clip_grad_norm_",
+    "clip_grad_value_",
+    "lr_scheduler",
+    "sgd_update",
+]

@@ -1,0 +1,327 @@
+"""The :class:`Optimizer` base: parameter groups, per-parameter state, checkpoints.
+
+An optimizer holds *parameter groups*: dicts with a ``"params"`` list and the
+hyper-parameters of those parameters (``lr``, ``momentum``...), so that, for example, the
+last layer of a network can learn faster than the rest. Its per-parameter ``state``
+(momentum buffers, Adam's moving averages) is keyed by the parameter tensor itself.
+
+Subclasses implement :meth:`Optimizer.step`, which updates every ``p.data`` in place from
+``p.grad`` through the array module ``p.xp``: the same code runs on NumPy and CuPy
+arrays, and a backend can replace the update with a fused kernel
+(``backend.kernel("sgd_update")``). Gradients are read, never written: one gradient
+tensor may be shared by several parameters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+from ..autograd import enable_grad
+from ..backends import Device
+from ..tensor import Tensor
+
+ParamsLike = Iterable[Tensor] | Iterable[dict[str, Any]]
+
+
+class _Required:
+    """Marks a hyper-parameter that every parameter group must give (e.g. ``lr``)."""
+
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required: Any = _Required()
+
+
+class Optimizer:
+    """Base class of every optimizer.
+
+    Parameters
+    ----------
+    params : iterable of Tensor, or iterable of dict
+        The tensors to optimize, or parameter groups: dicts holding ``"params"`` (an
+        iterable of tensors) and hyper-parameters that override ``defaults`` for them.
+    defaults : dict
+        The default hyper-parameters of every group.
+
+    Attributes
+    ----------
+    param_groups : list of dict
+        One dict per group: ``"params"`` (a list of tensors) and its hyper-parameters.
+        Schedulers change ``group["lr"]`` here between steps.
+    state : dict
+        Per-parameter state, keyed by the parameter tensor.
+    defaults : dict
+        The hyper-parameters a group gets when it does not set them.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> from minitorch_accel.optim import SGD
+    >>> w = mta.tensor([1.0, 2.0], requires_grad=True)
+    >>> b = mta.tensor([0.5], requires_grad=True)
+    >>> opt = SGD([{"params": [w]}, {"params": [b], "lr": 0.01}], lr=0.1)
+    >>> [g["lr"] for g in opt.param_groups]
+    [0.1, 0.01]
+    """
+
+    #: State entries that hold one value per element of the parameter (same shape).
+    per_element_state: tuple[str, ...] = ()
+
+    def __init__(self, params: ParamsLike, defaults: dict[str, Any]) -> None:
+        self.defaults = dict(defaults)
+        self.state: dict[Tensor, dict[str, Any]] = {}
+        self.param_groups: list[dict[str, Any]] = []
+        if isinstance(params, Tensor):
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of Tensors "
+                "or dicts, but got a single Tensor; wrap it in a list: [tensor]"
+            )
+        groups: list[Any] = list(params)
+        if len(groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for group in groups:
+            self.add_param_group(group)
+
+    # ------------------------------------------------------------------ groups
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """Add a group of parameters, for example the layers unfrozen while fine-tuning.
+
+        Parameters
+        ----------
+        param_group : dict
+            ``"params"`` (a Tensor or an iterable of Tensors) and, optionally,
+            hyper-parameters; missing ones come from :attr:`defaults`.
+
+        Raises
+        ------
+        TypeError
+            If ``param_group`` is not a dict, ``"params"`` is a set (its order would change
+            between runs) or holds something other than tensors.
+        ValueError
+            If a parameter is not a leaf, appears twice, or already belongs to another
+            group, or if a required hyper-parameter is missing.
+        """
+        if not isinstance(param_group, dict):
+            raise TypeError(f"a parameter group is a dict, got {type(param_group).__name__}")
+        params = param_group.get("params")
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, (set, frozenset)):
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but the "
+                "ordering of tensors in sets will change between runs; use a list"
+            )
+        elif params is None:
+            raise ValueError("a parameter group needs a 'params' entry")
+        params = list(params)
+        seen: set[int] = set()
+        for i, p in enumerate(params):
+            if not isinstance(p, Tensor):
+                raise TypeError(
+                    f"optimizer can only optimize Tensors, but params[{i}] is a {type(p).__name__}"
+                )
+            if not p.is_leaf:
+                raise ValueError(
+                    f"can't optimize a non-leaf Tensor (params[{i}] was computed by "
+                    f"{p.grad_fn!r}); optimize the tensors it was computed from, or detach it"
+                )
+            if id(p) in seen:
+                raise ValueError(f"params[{i}] appears twice in the same parameter group")
+            seen.add(id(p))
+        group = dict(param_group)
+        group["params"] = params
+        for name, default in self.defaults.items():
+            if default is required and name not in group:
+                raise ValueError(
+                    "parameter group didn't specify a value of required optimization "
+                    f"parameter {name}"
+                )
+            group.setdefault(name, default)
+        for other in self.param_groups:
+            if any(id(p) in seen for p in other["params"]):
+                raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(group)
+
+    # ------------------------------------------------------------------ gradients
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Forget the gradients of every parameter, before the next backward pass.
+
+        Parameters
+        ----------
+        set_to_none : bool
+            True (default, and cheapest) sets every ``p.grad`` to None. False gives each
+            parameter a *new* tensor of zeros: gradients are never modified in place,
+            because one gradient tensor may be shared by several parameters.
+        """
+        from ..factories import zeros_like
+
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                p.grad = None if set_to_none else zeros_like(p.grad)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Update every parameter that has a gradient, once.
+
+        Parameters
+        ----------
+        closure : callable, optional
+            Re-evaluates the model and returns the loss (it runs with gradients
+            enabled, before the update).
+
+        Returns
+        -------
+        The closure's loss, or None.
+        """
+        raise NotImplementedError
+
+    def _run_closure(self, closure: Callable[[], Any] | None) -> Any:
+        if closure is None:
+            return None
+        with enable_grad():
+            return closure()
+
+    # ------------------------------------------------------------------ checkpoints
+    def state_dict(self) -> dict[str, Any]:
+        """The optimizer's state and hyper-parameters, ready for :func:`~minitorch_accel.save`.
+
+        Parameters are referred to by their integer position, counted across all groups
+        in order (as PyTorch does), so the dict can be loaded into an optimizer built
+        over another copy of the model.
+
+        Returns
+        -------
+        dict
+            ``{"state": {index: {name: value}}, "param_groups": [group, ...]}``; each
+            group lists ``"params"`` as indices. State tensors are the live buffers, not
+            copies: save (or clone) them before training further.
+        """
+        index: dict[int, int] = {}
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            ids = []
+            for p in group["params"]:
+                index.setdefault(id(p), len(index))
+                ids.append(index[id(p)])
+            packed["params"] = ids
+            groups.append(packed)
+        state = {index[id(p)]: dict(s) for p, s in self.state.items() if id(p) in index}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: Mapping[str, Any]) -> None:
+        """Restore a :meth:`state_dict`, to continue training where it stopped.
+
+        State tensors are copied onto each parameter's device (and floating-point ones
+        converted to its dtype); hyper-parameters come from ``state_dict``, parameters
+        stay those of this optimizer.
+
+        Raises
+        ------
+        ValueError
+            If the number of groups, the size of a group, a parameter index or the shape
+            of a state buffer does not match this optimizer.
+        """
+        if not isinstance(state_dict, Mapping) or not {"state", "param_groups"} <= set(state_dict):
+            raise ValueError(
+                "an optimizer state dict is a dict with 'state' and 'param_groups' entries"
+            )
+        saved_groups = list(state_dict["param_groups"])
+        if len(saved_groups) != len(self.param_groups):
+            raise ValueError(
+                f"loaded state dict has {len(saved_groups)} parameter group(s), but this "
+                f"optimizer has {len(self.param_groups)}"
+            )
+        by_index: dict[int, Tensor] = {}
+        for i, (group, saved) in enumerate(zip(self.param_groups, saved_groups, strict=True)):
+            if len(group["params"]) != len(saved["params"]):
+                raise ValueError(
+                    f"loaded state dict contains a parameter group {i} of "
+                    f"{len(saved['params'])} parameter(s) that doesn't match the size of "
+                    f"this optimizer's group ({len(group['params'])} parameter(s))"
+                )
+            for saved_index, p in zip(saved["params"], group["params"], strict=True):
+                by_index[int(saved_index)] = p
+        new_state: dict[Tensor, dict[str, Any]] = {}
+        for key, entries in state_dict["state"].items():
+            if int(key) not in by_index:
+                raise ValueError(
+                    f"loaded state dict has state for parameter {key}, which is in none of "
+                    f"its parameter groups (indices 0..{len(by_index) - 1})"
+                )
+            p = by_index[int(key)]
+            new_state[p] = {
+                name: self._restore_value(p, int(key), name, value)
+                for name, value in entries.items()
+            }
+        new_groups = []
+        for group, saved in zip(self.param_groups, saved_groups, strict=True):
+            restored = {k: v for k, v in saved.items() if k != "params"}
+            restored["params"] = group["params"]
+            new_groups.append(restored)
+        self.state = new_state
+        self.param_groups = new_groups
+
+    def _restore_value(self, p: Tensor, index: int, name: str, value: Any) -> Any:
+        """A copy of one state entry, placed on ``p``'s device with ``p``'s float dtype."""
+        from ..factories import tensor
+
+        if isinstance(value, np.ndarray):
+            value = Tensor(value)
+        if not isinstance(value, Tensor):
+            return value
+        if name in self.per_element_state and value.shape != p.shape:
+            raise ValueError(
+                f"state '{name}' of parameter {index} has shape {value.shape}, but the "
+                f"parameter has shape {p.shape}"
+            )
+        dtype = p.dtype if value.dtype.kind == "f" and name != "step" else value.dtype
+        return tensor(value, dtype=dtype, device=p.device)
+
+    def __repr__(self) -> str:
+        lines = [type(self).__name__ + " ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            lines.extend(f"    {k}: {group[k]}" for k in sorted(group) if k != "params")
+        lines.append(")")
+        return "\n".join(lines)
+
+
+def grad_array(p: Tensor) -> Any:
+    """The raw gradient array of ``p``, or None; checks its device and shape.
+
+    Raises
+    ------
+    RuntimeError
+        If the gradient lives on another device or has another shape than ``p``.
+    """
+    g = p.grad
+    if g is None:
+        return None
+    if g.device is not p.device:
+        raise RuntimeError(
+            f"a parameter on {p.device} has its gradient on {g.device}; move the gradient "
+            "to the parameter's device"
+        )
+    if g.data.shape != p.data.shape:
+        raise RuntimeError(f"a parameter of shape {p.shape} has a gradient of shape {g.shape}")
+    return g.data
+
+
+def fast_path(device: Device, name: str) -> Callable[..., None] | None:
+    """The backend's fused kernel called ``name`` for ``device``, or None."""
+    kernel: Callable[..., None] | None = device.backend.kernel(name)
+    return kernel
+
+
+def check_non_negative(name: str, value: float) -> None:
+    """Raise ``ValueError("Invalid <name>: <value>")`` for a negative hyper-parameter."""
+    if not value >= 0.0:
+        raise ValueError(f"Invalid {name}: {value}")

@@ -1,0 +1,371 @@
+"""Checkpoints: :func:`save` and :func:`load` nested structures of tensors and numbers.
+
+A checkpoint is one ``.npz`` file (a zip of ``.npy`` arrays): every tensor or NumPy
+array is an entry, and one more entry holds JSON metadata describing the structure
+(dicts, lists, tuples, numbers, strings...) with the name and version of the format.
+It is read with ``numpy.load(..., allow_pickle=False)``, so loading a file from an
+untrusted source never runs code, and it can be inspected with NumPy alone.
+
+Saving writes a temporary file next to the target and renames it into place, so an
+interrupted save (a full disk, a killed job) leaves the previous checkpoint intact.
+
+Examples
+--------
+>>> import os, tempfile
+>>> import minitorch_accel as mta
+>>> from minitorch_accel.serialization import load, save
+>>> path = os.path.join(tempfile.mkdtemp(), "ckpt.npz")
+>>> save({"epoch": 3, "w": mta.tensor([1.0, 2.0])}, path)
+>>> load(path)
+{'epoch': 3, 'w': tensor([1., 2.])}
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import zipfile
+import zlib
+from collections import OrderedDict
+from collections.abc import Mapping
+from typing import Any, Union
+
+import numpy as np
+
+from .backends import Device, DeviceLike
+from .tensor import Tensor
+
+FORMAT_NAME = "minitorch_accel.checkpoint"
+FORMAT_VERSION = 1
+META_KEY = "__minitorch_accel_meta__"
+_ARRAY_KINDS = "biufc"  # bool, signed and unsigned ints, floats, complex: no objects
+
+MapLocation = Union[DeviceLike, Mapping[str, DeviceLike], None]  # noqa: UP007
+
+
+# ---------------------------------------------------------------------- saving
+class _Encoder:
+    """Turns an object into a JSON-ready node tree plus a dict of arrays."""
+
+    def __init__(self) -> None:
+        self.arrays: dict[str, np.ndarray] = {}
+        self._memo: dict[int, str] = {}  # id(tensor or array) -> array entry name
+        self._active: set[int] = set()  # containers being encoded (to catch cycles)
+
+    def _store(self, obj: Any, array: np.ndarray, path: str) -> str:
+        if array.dtype.kind not in _ARRAY_KINDS:
+            raise TypeError(
+                f"cannot save the array at {path}: its dtype {array.dtype} is not a number "
+                "or bool type"
+            )
+        name = self._memo.get(id(obj))
+        if name is None:
+            name = f"a{len(self.arrays)}"
+            self.arrays[name] = array
+            self._memo[id(obj)] = name
+        return name
+
+    def encode(self, obj: Any, path: str) -> dict[str, Any]:
+        if obj is None:
+            return {"t": "none"}
+        if isinstance(obj, np.generic):  # before float: np.float64 is a float subclass
+            return {"t": "npscalar", "a": self._store(obj, np.asarray(obj), path)}
+        if isinstance(obj, bool):
+            return {"t": "bool", "v": obj}
+        if isinstance(obj, int):
+            return {"t": "int", "v": int(obj)}
+        if isinstance(obj, float):
+            return {"t": "float", "v": float(obj).hex()}
+        if isinstance(obj, str):
+            return {"t": "str", "v": obj}
+        if isinstance(obj, Tensor):
+            host = obj.device.backend.to_host(obj.data)  # a copy from a GPU; never moves obj
+            name = self._store(obj, host, path)
+            return {"t": "tensor", "a": name, "device": str(obj.device), "rg": obj.requires_grad}
+        if isinstance(obj, np.ndarray):
+            return {"t": "ndarray", "a": self._store(obj, obj, path)}
+        if isinstance(obj, Device):
+            return {"t": "device", "v": str(obj)}
+        if isinstance(obj, (dict, list, tuple)):
+            if id(obj) in self._active:
+                raise ValueError(f"cannot save a structure that contains itself, at {path}")
+            self._active.add(id(obj))
+            try:
+                return self._encode_container(obj, path)
+            finally:
+                self._active.discard(id(obj))
+        raise TypeError(
+            f"cannot save an object of type {type(obj).__name__} at {path}: checkpoints hold "
+            "Tensors, NumPy arrays, numbers, strings, None, bools, devices, and dicts, lists "
+            "and tuples of them"
+        )
+
+    def _encode_container(self, obj: Any, path: str) -> dict[str, Any]:
+        if isinstance(obj, dict):
+            items = []
+            for key, value in obj.items():
+                if key is not None and not isinstance(key, (str, int, float)):
+                    raise TypeError(
+                        f"cannot save the dict key {key!r} (a {type(key).__name__}) at {path}: "
+                        "keys must be strings, numbers, bools or None"
+                    )
+                sub = f"{path}[{key!r}]"
+                items.append([self.encode(key, sub), self.encode(value, sub)])
+            kind = "odict" if isinstance(obj, OrderedDict) else "dict"
+            return {"t": kind, "items": items}
+        kind = "tuple" if isinstance(obj, tuple) else "list"
+        return {"t": kind, "items": [self.encode(v, f"{path}[{i}]") for i, v in enumerate(obj)]}
+
+
+def save(obj: Any, path: str | os.PathLike[str]) -> None:
+    """Save ``obj`` to the file ``path`` as a checkpoint.
+
+    Parameters
+    ----------
+    obj : object
+        Tensors (from any device: they are copied to the host, and stay where they
+        are), NumPy arrays and scalars, Python numbers, strings, None, bools and
+        devices, nested in dicts, lists and tuples: a model's ``state_dict()``, an
+        optimizer's ``state_dict()``, the epoch... A tensor that appears several times
+        is stored once, and loads as one tensor.
+    path : str or path-like
+        The file to write (used as given; ``.npz`` is a good suffix). It is replaced
+        only once the new checkpoint is completely written.
+
+    Raises
+    ------
+    TypeError
+        For an object that cannot be saved, naming where it is (e.g.
+        ``obj['model']['scale']``).
+    ValueError
+        For a structure that contains itself.
+    OSError
+        When the file cannot be written (the previous file, if any, is unchanged).
+    """
+    encoder = _Encoder()
+    root = encoder.encode(obj, "obj")
+    meta = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "root": root}
+    blob = np.frombuffer(json.dumps(meta, separators=(",", ":")).encode("utf-8"), np.uint8)
+    entries: dict[str, Any] = {META_KEY: blob, **encoder.arrays}
+    target = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(target))
+    tmp = os.path.join(directory, f".{os.path.basename(target)}.{secrets.token_hex(6)}.tmp")
+    try:
+        with open(tmp, "xb") as f:
+            np.savez(f, **entries)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        raise
+    _sync_directory(directory)
+
+
+def _sync_directory(directory: str) -> None:
+    """Make the rename durable (POSIX); a no-op where directories cannot be opened."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        with contextlib.suppress(OSError):
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+# ---------------------------------------------------------------------- loading
+class _Corrupt(Exception):
+    """Raised inside :func:`load` for a file that is not a valid checkpoint."""
+
+
+def _get(node: Any, name: str, kind: type | tuple[type, ...]) -> Any:
+    if not isinstance(node, dict) or not isinstance(node.get(name), kind):
+        raise _Corrupt(f"malformed metadata (expected a field {name!r} in {str(node)[:80]})")
+    return node[name]
+
+
+class _Decoder:
+    """Rebuilds the object from the metadata tree and the arrays of an open ``.npz``."""
+
+    def __init__(self, npz: Any, map_location: MapLocation) -> None:
+        self._npz = npz
+        self._map = map_location
+        self._arrays: dict[str, np.ndarray] = {}
+        self._tensors: dict[str, Tensor] = {}
+        self._devices: dict[str, Device] = {}
+
+    def _array(self, node: Any) -> np.ndarray:
+        name = _get(node, "a", str)
+        if name not in self._arrays:
+            if name == META_KEY or name not in self._npz.files:
+                raise _Corrupt(f"the metadata refers to an array {name!r} that is missing")
+            array = self._npz[name]
+            if array.dtype.kind not in _ARRAY_KINDS:
+                raise _Corrupt(f"array {name!r} has the unsupported dtype {array.dtype}")
+            self._arrays[name] = array
+        return self._arrays[name]
+
+    def _device(self, saved: str) -> Device:
+        dev = self._devices.get(saved)
+        if dev is None:
+            dev = _resolve_device(saved, self._map)
+            self._devices[saved] = dev
+        return dev
+
+    def decode(self, node: Any) -> Any:
+        kind = _get(node, "t", str)
+        if kind == "none":
+            return None
+        if kind in ("bool", "int", "str"):
+            value = _get(node, "v", {"bool": bool, "int": int, "str": str}[kind])
+            return value
+        if kind == "float":
+            return float.fromhex(_get(node, "v", str))
+        if kind == "tensor":
+            name = _get(node, "a", str)
+            if name not in self._tensors:
+                array = self._array(node)
+                dev = self._device(_get(node, "device", str))
+                t = Tensor(array, device=dev)
+                if _get(node, "rg", bool) and array.dtype.kind == "f":
+                    t.requires_grad_(True)
+                self._tensors[name] = t
+            return self._tensors[name]
+        if kind == "ndarray":
+            return self._array(node)
+        if kind == "npscalar":
+            array = self._array(node)
+            if array.ndim != 0:
+                raise _Corrupt("a NumPy scalar entry holds an array")
+            return array[()]
+        if kind == "device":
+            return Device(_get(node, "v", str))
+        if kind in ("list", "tuple"):
+            items = [self.decode(v) for v in _get(node, "items", list)]
+            return tuple(items) if kind == "tuple" else items
+        if kind in ("dict", "odict"):
+            out: dict[Any, Any] = OrderedDict() if kind == "odict" else {}
+            for pair in _get(node, "items", list):
+                if not isinstance(pair, list) or len(pair) != 2:
+                    raise _Corrupt("malformed metadata (a dict item is not a key-value pair)")
+                out[self.decode(pair[0])] = self.decode(pair[1])
+            return out
+        raise _Corrupt(f"malformed metadata (unknown node type {kind!r})")
+
+
+def _resolve_device(saved: str, map_location: MapLocation) -> Device:
+    """Where a tensor saved from ``saved`` goes."""
+    if isinstance(map_location, Mapping):
+        if saved in map_location:
+            return Device(map_location[saved])
+    elif map_location is not None:
+        return Device(map_location)
+    try:  # default: back where it came from, when that device exists here
+        dev = Device(saved)
+        dev.backend  # noqa: B018  (resolving the backend checks that the device exists)
+        return dev
+    except (ValueError, RuntimeError, TypeError):
+        return Device("cpu")
+
+
+def _check_map_location(map_location: MapLocation) -> None:
+    """Fail early (with the backend's own message) on a device that cannot be used."""
+    if map_location is None:
+        return
+    targets = map_location.values() if isinstance(map_location, Mapping) else [map_location]
+    for target in targets:
+        Device(target).backend  # noqa: B018
+
+
+def _describe_foreign(head: bytes) -> str:
+    if not head:
+        return "the file is empty"
+    if head[:1] == b"\x80" or head[:1] in (b"(", b"]", b"}"):
+        return (
+            "it looks like a pickle file (for example from torch.save or pickle.dump); "
+            "pickles are never loaded, because loading one can run arbitrary code"
+        )
+    if head.startswith(b"\x93NUMPY"):
+        return "it is a single .npy array; read it with numpy.load"
+    return "its contents are not a zip/.npz archive"
+
+
+def load(path: str | os.PathLike[str], map_location: MapLocation = None) -> Any:
+    """Load an object written by :func:`save`.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The checkpoint file.
+    map_location : str, Device or dict, optional
+        Where loaded tensors go: a device for all of them (``"cpu"``, ``"cuda:0"``), or
+        a dict from saved device names to devices (``{"cuda:1": "cuda:0"}``). By
+        default each tensor goes back to the device it was saved from when that device
+        exists here, else to the host.
+
+    Returns
+    -------
+    object
+        The saved structure, with tensors (``requires_grad`` as saved), NumPy arrays and
+        scalars, and Python values.
+
+    Raises
+    ------
+    FileNotFoundError
+        If there is no such file.
+    ValueError
+        If the file is not a checkpoint (random bytes, a pickle, a plain ``.npz``), is
+        truncated or corrupt, or was written by a newer format version; the message
+        names the file.
+    RuntimeError
+        If ``map_location`` names a device that cannot be used here.
+    """
+    name = os.fspath(path)
+    _check_map_location(map_location)
+    with open(name, "rb") as f:
+        head = f.read(8)
+    if not head.startswith(b"PK"):
+        raise ValueError(f"{name!r} is not a minitorch_accel checkpoint: {_describe_foreign(head)}")
+    try:
+        with np.load(name, allow_pickle=False) as npz:
+            if META_KEY not in npz.files:
+                raise _Corrupt(
+                    "it is an .npz archive without minitorch_accel metadata (a plain "
+                    "numpy.savez file?); read it with numpy.load"
+                )
+            meta = _read_meta(npz[META_KEY])
+            return _Decoder(npz, map_location).decode(meta["root"])
+    except _Corrupt as exc:
+        raise ValueError(f"{name!r} is not a valid minitorch_accel checkpoint: {exc}") from None
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, KeyError) as exc:
+        raise ValueError(
+            f"{name!r} is corrupt or truncated, it cannot be read as a minitorch_accel "
+            f"checkpoint ({type(exc).__name__}: {exc})"
+        ) from exc
+
+
+def _read_meta(blob: np.ndarray) -> dict[str, Any]:
+    if blob.dtype != np.uint8 or blob.ndim != 1:
+        raise _Corrupt("the metadata entry is not JSON text")
+    meta = json.loads(blob.tobytes().decode("utf-8"))
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
+        raise _Corrupt("the metadata does not name the minitorch_accel checkpoint format")
+    version = meta.get("version")
+    if not isinstance(version, int) or version < 1:
+        raise _Corrupt(f"the metadata has an invalid format version {version!r}")
+    if version > FORMAT_VERSION:
+        raise _Corrupt(
+            f"it was written with checkpoint format version {version}, and this "
+            f"minitorch_accel reads versions up to {FORMAT_VERSION}: upgrade minitorch_accel"
+        )
+    if "root" not in meta:
+        raise _Corrupt("the metadata has no root object")
+    return meta
+
+
+__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "load", "save"]
