@@ -370,6 +370,9 @@ class Tensor:
     def __neg__(self) -> Tensor:
         return _E.Neg.apply(self)
 
+    def __abs__(self) -> Tensor:
+        return _E.abs(self)
+
     def __invert__(self) -> Tensor:
         return _E.logical_not(self)
 

@@ -187,7 +187,7 @@ class AdaptiveAvgPool2d(Module):
         self.output_size = output_size
 
     def forward(self, input: Tensor) -> Tensor:
-        """Pool ``input`` (N, C, H, W) to (N, C, *output_size)."""
+        """Pool ``input`` (N, C, H, W) to ``(N, C, *output_size)``."""
         return F.adaptive_avg_pool2d(input, self.output_size)
 
     def extra_repr(self) -> str:

@@ -1,0 +1,240 @@
+"""Write the API reference pages (``docs/api/*.rst``) for the modules that import.
+
+Every page lists the public names of one part of the package and documents them with
+autodoc. A module that does not exist yet (or fails to import) is left out, so the docs
+build whatever state the package is in; run the build again once it lands.
+
+``conf.py`` calls :func:`write_pages` before Sphinx reads any source, and
+``tests/test_docs.py`` checks that every public name appears on a page. Run it alone
+with ``python docs/api_pages.py`` to see which modules are documented and which are
+skipped.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+API_DIR = HERE / "api"
+MARKER = ".. This page is written by docs/api_pages.py: edit that file, not this one."
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of the reference: a title, an introduction, the modules it documents."""
+
+    name: str
+    title: str
+    intro: str
+    modules: tuple[str, ...] = field(default_factory=tuple)
+
+
+PAGES: tuple[Page, ...] = (
+    Page("tensor", "Tensors and autograd",
+         "What a tensor is, how to make one, and the engine that differentiates.",
+         ("minitorch_accel.tensor", "minitorch_accel.factories", "minitorch_accel.autograd",
+          "minitorch_accel.convert", "minitorch_accel.serialization",
+          "minitorch_accel.dlpack")),
+    Page("ops", "Ops",
+         "The math, written once for every backend through ``xp``. Each op is a "
+         ":class:`~minitorch_accel.autograd.Function` with a forward on raw arrays and a "
+         "backward written with tensor ops; the ``*_kernels`` modules hold the raw-array "
+         "kernels (im2col, col2im, pooling) that the convolution and pooling ops call.",
+         ("minitorch_accel.ops.elementwise", "minitorch_accel.ops.reduce",
+          "minitorch_accel.ops.shape", "minitorch_accel.ops.matmul",
+          "minitorch_accel.ops.conv", "minitorch_accel.ops.pool", "minitorch_accel.ops.loss",
+          "minitorch_accel.ops.norm", "minitorch_accel.ops.dropout",
+          "minitorch_accel.ops.conv_kernels",
+          "minitorch_accel.ops.pool_kernels")),
+    Page("backends", "Backends and devices",
+         "Array backends (NumPy, CuPy), the registry, devices and the transfer counter.",
+         ("minitorch_accel.backends",)),
+    Page("cuda", "CUDA helpers", "GPU queries and memory reports.", ("minitorch_accel.cuda",)),
+    Page("nn", "Neural-network modules",
+         "Module, Parameter and the layers; the functional forms; initialisation.",
+         ("minitorch_accel.nn", "minitorch_accel.nn.functional", "minitorch_accel.nn.init")),
+    Page("models", "Models", "Ready-made networks.", ("minitorch_accel.models",)),
+    Page("optim", "Optimizers",
+         "Update rules and learning-rate schedules.",
+         ("minitorch_accel.optim", "minitorch_accel.optim.lr_scheduler")),
+    Page("data", "Data loading",
+         "Datasets, splits and the DataLoader that batches and prefetches to a device.",
+         ("minitorch_accel.data",)),
+    Page("datasets", "Datasets", "The IDX reader, MNIST and Fashion-MNIST, the embedded sample.",
+         ("minitorch_accel.datasets",)),
+    Page("train", "Training loops", "The fit/evaluate loop used by the examples.",
+         ("minitorch_accel.train",)),
+    Page("parallel", "Several devices, one machine",
+         "Data parallelism over the devices of one machine: the tower recipe.",
+         ("minitorch_accel.parallel",)),
+    Page("distributed", "Several machines",
+         "Data parallelism across processes and machines over MPI.",
+         ("minitorch_accel.distributed",)),
+    Page("amp", "Mixed precision",
+         "float16 compute with float32 master weights and loss scaling.",
+         ("minitorch_accel.amp",)),
+    Page("utils", "Utilities", "Gradient checks, timing and the environment report.",
+         ("minitorch_accel.utils", "minitorch_accel.utils.env", "minitorch_accel.utils.timing")),
+)
+
+
+def try_import(name: str) -> ModuleType | None:
+    """The module called ``name``, or None if it does not exist or fails to import."""
+    try:
+        module = importlib.import_module(name)
+    except Exception:  # a module being written may fail in any way: leave it out
+        return None
+    # A folder without ``__init__.py`` imports as an empty namespace package: not ready.
+    return module if getattr(module, "__file__", None) else None
+
+
+def public_names(module: ModuleType) -> list[str]:
+    """``__all__``, or else the public classes and functions defined in the module's package.
+
+    Submodules are left out: they get their own entry in :data:`PAGES` if they are public.
+    """
+    names = getattr(module, "__all__", None)
+    if names is not None:
+        return [n for n in names if not inspect.ismodule(getattr(module, n, None))]
+    found = []
+    for name, obj in vars(module).items():
+        if name.startswith("_") or inspect.ismodule(obj):
+            continue
+        if getattr(obj, "__module__", "").startswith(module.__name__):
+            found.append(name)
+    return found
+
+
+def canonical(obj: Any) -> str | None:
+    """``module.qualname`` of the place where ``obj`` is defined, if it has one."""
+    module = getattr(obj, "__module__", None)
+    qualname = getattr(obj, "__qualname__", None)
+    if module is None or qualname is None or inspect.ismodule(obj):
+        return None
+    return f"{module}.{qualname}"
+
+
+def documented_modules() -> dict[str, ModuleType]:
+    """Every module listed in :data:`PAGES` that imports, by name."""
+    found = {}
+    for page in PAGES:
+        for name in page.modules:
+            module = try_import(name)
+            if module is not None:
+                found[name] = module
+    return found
+
+
+def module_section(name: str, module: ModuleType, names: list[str]) -> list[str]:
+    """The reST of one module: its docstring and every public name."""
+    lines = [f"``{name}``", "-" * (len(name) + 4), "", f".. automodule:: {name}"]
+    if names:
+        lines.append("   :members: " + ", ".join(names))
+    lines.append("")
+    return lines
+
+
+def role_of(obj: Any) -> str:
+    """The Python-domain role that links to ``obj``."""
+    if inspect.isclass(obj):
+        return "class"
+    if callable(obj):
+        return "func"
+    return "data"
+
+
+def overview_page(documented: dict[str, ModuleType]) -> list[str]:
+    """The page of top-level names: each one links to where it is documented."""
+    import minitorch_accel as mta
+
+    lines = [MARKER, "", "``minitorch_accel``", "=" * 19, "",
+             ".. automodule:: minitorch_accel", "   :no-index:", "",
+             "The names below are importable from ``minitorch_accel`` directly; each links "
+             "to its documentation in the module that defines it.", "",
+             ".. list-table::", "   :header-rows: 1", "   :widths: 30 70", "",
+             "   * - name", "     - what it is"]
+    for name in sorted(public_names(mta), key=str.lower):
+        obj = getattr(mta, name)
+        target = canonical(obj)
+        module = target.rsplit(".", 1)[0] if target else None
+        doc = inspect.getdoc(obj) if target else None
+        summary = doc.strip().splitlines()[0] if doc else repr(obj)
+        if target and module in documented:
+            link = f":{role_of(obj)}:`{name} <{target}>`"
+        else:
+            link = f"``{name}``"
+        lines += [f"   * - {link}", f"     - {summary}" if doc else f"     - ``{summary}``"]
+    return lines + [""]
+
+
+def page_text(page: Page, documented: dict[str, ModuleType]) -> str | None:
+    """The reST of ``page``, or None when none of its modules import."""
+    present = [name for name in page.modules if name in documented]
+    if not present:
+        return None
+    lines = [MARKER, "", page.title, "=" * len(page.title), "", page.intro, ""]
+    for name in present:
+        lines += module_section(name, documented[name], public_names(documented[name]))
+    return "\n".join(lines)
+
+
+def index_text(written: list[Page], skipped: list[str]) -> str:
+    """The table of contents of the reference."""
+    lines = [MARKER, "", "API reference", "=============", "",
+             "Generated from the docstrings. Start with the :doc:`top-level names "
+             "<minitorch_accel>`.", "", ".. toctree::", "   :maxdepth: 2", "",
+             "   minitorch_accel"]
+    lines += [f"   {page.name}" for page in written]
+    if skipped:
+        lines += ["", "Not documented in this build (the module does not import yet): "
+                  + ", ".join(f"``{name}``" for name in skipped) + "."]
+    return "\n".join(lines + [""])
+
+
+def write_if_changed(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` unless it already holds it (keeps Sphinx's cache warm)."""
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
+
+
+def write_pages(out_dir: Path = API_DIR) -> tuple[list[str], list[str]]:
+    """Write every page whose modules import; remove stale generated pages.
+
+    Returns
+    -------
+    (documented, skipped) : tuple of list of str
+        Module names documented and module names left out.
+    """
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    out_dir.mkdir(exist_ok=True)
+    documented = documented_modules()
+    written: list[Page] = []
+    keep = {"index.rst", "minitorch_accel.rst"}
+    for page in PAGES:
+        text = page_text(page, documented)
+        if text is None:
+            continue
+        write_if_changed(out_dir / f"{page.name}.rst", text)
+        written.append(page)
+        keep.add(f"{page.name}.rst")
+    write_if_changed(out_dir / "minitorch_accel.rst", "\n".join(overview_page(documented)))
+    skipped = [name for page in PAGES for name in page.modules if name not in documented]
+    write_if_changed(out_dir / "index.rst", index_text(written, skipped))
+    for path in out_dir.glob("*.rst"):
+        if path.name not in keep and path.read_text(encoding="utf-8").startswith(MARKER):
+            path.unlink()
+    return sorted(documented), skipped
+
+
+if __name__ == "__main__":
+    done, missing = write_pages()
+    print("documented:", ", ".join(done))
+    print("skipped (not importable yet):", ", ".join(missing) or "none")

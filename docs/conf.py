@@ -1,0 +1,83 @@
+"""Sphinx configuration of the minitorch_accel tutorial site.
+
+Build with ``make -C docs html`` and check every code example with
+``make -C docs doctest`` (both run with ``-W``: a warning fails the build).
+"""
+
+from __future__ import annotations
+
+import doctest
+import importlib.util
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE))
+
+import api_pages  # noqa: E402
+
+import minitorch_accel  # noqa: E402
+
+api_pages.write_pages()
+
+project = "minitorch_accel"
+author = "minitorch_accel developers"
+copyright = "minitorch_accel developers"  # noqa: A001
+release = minitorch_accel.__version__
+version = release
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.napoleon",
+    "sphinx.ext.doctest",
+    "sphinx.ext.viewcode",
+    "sphinx.ext.mathjax",
+]
+
+# figures/*.rst are fragments (benchmark outputs) that benchmarks.rst includes.
+exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "figures/*.rst"]
+templates_path: list[str] = []
+
+# ---------------------------------------------------------------- autodoc, napoleon
+autodoc_member_order = "bysource"
+autodoc_typehints = "signature"
+autodoc_default_options = {"show-inheritance": True}
+# Optional dependencies are mocked only when absent, so an installed one is documented as is.
+autodoc_mock_imports = [m for m in ("mpi4py",) if importlib.util.find_spec(m) is None]
+napoleon_google_docstring = False
+napoleon_numpy_docstring = True
+napoleon_use_rtype = False
+# Attributes sections as fields, not attribute entries: a NamedTuple documents its fields
+# already, and two entries for one name would clash.
+napoleon_use_ivar = True
+python_use_unqualified_type_names = True
+# Unresolved references (NumPy types, ``array_like`` in parameter lists) are not errors.
+nitpicky = False
+
+# ---------------------------------------------------------------- doctest
+# Only the ``.. doctest::`` / ``.. testcode::`` blocks of the pages run here. The ``>>>``
+# examples of docstrings run under ``pytest --doctest-modules``, in the namespace of their
+# own module; Sphinx would run them in one namespace per page, without the module's names.
+doctest_test_doctest_blocks = ""
+# ``has_cuda`` lets a page run its GPU blocks only where a GPU is usable (``:skipif:``).
+doctest_global_setup = """
+import numpy as np
+import minitorch_accel as mta
+from minitorch_accel import backends as _backends
+
+has_cuda = "cuda" in _backends.available()
+mta.manual_seed(0)
+"""
+doctest_default_flags = (
+    doctest.ELLIPSIS
+    | doctest.NORMALIZE_WHITESPACE
+    | doctest.IGNORE_EXCEPTION_DETAIL
+    | doctest.DONT_ACCEPT_TRUE_FOR_1
+)
+
+# ---------------------------------------------------------------- HTML
+html_theme = "furo"
+html_title = f"minitorch_accel {release}"
+html_static_path: list[str] = []
