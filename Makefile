@@ -15,6 +15,7 @@ typecheck:
 # pytest exits with 5 when it collects no test: that is not a failure here.
 test:
 	$(PYTHON) -m pytest $(PYTEST_ARGS) || [ $$? -eq 5 ]
+	$(PYTHON) -m pytest --doctest-modules minitorch_accel -q
 
 test-gpu:
 	$(PYTHON) -m pytest -m gpu $(PYTEST_ARGS)

@@ -8,20 +8,20 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m minitorch_accel`` and of the ``minitorch-accel`` script."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["train"]:  # every option after "train" belongs to the trainer's parser
+        from .train.cli import main as train_main
+
+        return train_main(argv[1:], prog="python -m minitorch_accel train")
     parser = argparse.ArgumentParser(prog="python -m minitorch_accel")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("info", help="print versions, backends and devices")
-    train = sub.add_parser("train", help="train the LeNet CNN on MNIST (see examples/mnist_cnn.py)")
-    train.add_argument("args", nargs=argparse.REMAINDER)
-    args = parser.parse_args(argv)
-    if args.command == "info":
-        from .utils.env import report
+    sub.add_parser("train", help="train the LeNet CNN on MNIST (see examples/mnist_cnn.py)")
+    parser.parse_args(argv)
+    from .utils.env import report
 
-        print(report())
-        return 0
-    from .train.cli import main as train_main
-
-    return train_main(args.args)
+    print(report())
+    return 0
 
 
 if __name__ == "__main__":

@@ -161,6 +161,12 @@ class DataLoader:
         self.prefetch = int(prefetch)
         self._rng = np.random.default_rng(seed)
 
+    @property
+    def generator(self) -> np.random.Generator:
+        """The generator that draws each epoch's shuffled order (its state can be saved
+        and restored to replay an epoch)."""
+        return self._rng
+
     def __len__(self) -> int:
         """Number of batches per epoch."""
         n = len(self.dataset) if self.sampler is None else len(self.sampler)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import autocast_state
 from ..autograd import Function
 from ..ops.dropout import dropout
 from ..ops.elementwise import relu
@@ -99,6 +100,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             f"linear: bias of shape {bias.shape} does not fit weight {weight.shape}; "
             f"expected ({weight.shape[0]},)"
         )
+    if autocast_state.state.dtype is not None:  # inside amp.autocast: float16 compute
+        input, weight, bias = autocast_state.to_compute_dtype(input, weight, bias)  # type: ignore[assignment]
     if input.dtype is not weight.dtype:
         raise TypeError(
             f"linear: input is {input.dtype} but weight is {weight.dtype}; "

@@ -1,0 +1,28 @@
+"""Training: the loop, its history, callbacks, checkpoints and curves.
+
+>>> from minitorch_accel.train import fit, evaluate, History, ModelCheckpoint
+>>> history = fit(model, train_loader, optimizer, loss_fn, epochs=3,
+...               val_loader=test_loader, checkpoint="run.npz")  # doctest: +SKIP
+>>> plot_history(history, "curves.png")  # doctest: +SKIP
+
+``python -m minitorch_accel train`` (see :mod:`.cli`) trains the LeNet CNN on MNIST
+with all of it.
+"""
+
+from .callbacks import Callback, ModelCheckpoint
+from .checkpoint import TrainingState, load_checkpoint, save_checkpoint
+from .history import History
+from .loop import evaluate, fit
+from .plot import plot_history
+
+__all__ = [
+    "Callback",
+    "History",
+    "ModelCheckpoint",
+    "TrainingState",
+    "evaluate",
+    "fit",
+    "load_checkpoint",
+    "plot_history",
+    "save_checkpoint",
+]

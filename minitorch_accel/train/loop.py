@@ -1,0 +1,309 @@
+"""The training loop: :func:`fit` and :func:`evaluate`.
+
+One training step is the whole story of deep learning::
+
+    optimizer.zero_grad()              # forget the previous step's gradients
+    loss = loss_fn(model(x), y)        # forward pass
+    loss.backward()                    # backward pass: d loss / d every parameter
+    optimizer.step()                   # move every parameter a little downhill
+
+``fit`` repeats it over the batches of a loader for some epochs, measures how long
+it takes, validates after each epoch, and can be stopped (Ctrl-C) and resumed
+without changing a single number of the result.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from typing import Any
+
+from ..autograd import no_grad
+from ..backends import Device, DeviceLike
+from ..tensor import Tensor
+from .callbacks import Callback, bind
+from .checkpoint import TrainingState, load_checkpoint
+from .history import History
+from .interrupt import InterruptGuard
+from .runner import EpochRunner, LossFn, count_correct, synchronize, to_device
+
+__all__ = ["evaluate", "fit"]
+
+PathLike = str | os.PathLike[str]
+
+
+def evaluate(
+    model: Any,
+    loader: Any,
+    loss_fn: LossFn | None = None,
+    device: DeviceLike = "cpu",
+) -> dict[str, float]:
+    """Measure a classifier on every batch of ``loader``, without gradients.
+
+    The model is put in eval mode for the pass and back in its previous mode after.
+
+    Parameters
+    ----------
+    model : Module
+        Maps a batch of inputs to (N, classes) scores.
+    loader : iterable of (inputs, targets)
+        For example a :class:`~minitorch_accel.data.DataLoader` of the test split.
+    loss_fn : callable, optional
+        ``loss_fn(scores, targets)``, the batch mean (as ``nn.CrossEntropyLoss``).
+        Without it ``loss`` is NaN.
+    device : str or Device, default "cpu"
+        Where the model is; batches are moved there.
+
+    Returns
+    -------
+    dict
+        ``loss`` (mean over samples), ``accuracy`` (fraction in [0, 1]),
+        ``samples_per_s`` and ``samples``.
+
+    Raises
+    ------
+    ValueError
+        When the loader yields no samples.
+    """
+    dev = Device(device)
+    was_training = bool(getattr(model, "training", True))
+    if hasattr(model, "eval"):
+        model.eval()
+    loss_sum: Tensor | None = None
+    correct: Tensor | None = None
+    seen = 0
+    start = time.perf_counter()
+    try:
+        with no_grad():
+            for batch in loader:
+                x, y = to_device(batch, dev)
+                output = model(x)
+                n = int(y.shape[0])
+                if loss_fn is not None:
+                    batch_loss = loss_fn(output, y).double() * n
+                    loss_sum = batch_loss if loss_sum is None else loss_sum + batch_loss
+                right = count_correct(output, y)
+                if right is not None:
+                    correct = right if correct is None else correct + right
+                seen += n
+        synchronize(dev)
+    finally:
+        if hasattr(model, "train"):
+            model.train(was_training)
+    elapsed = time.perf_counter() - start
+    if seen == 0:
+        raise ValueError("evaluate: the loader yielded no samples")
+    return {
+        "loss": math.nan if loss_sum is None else float(loss_sum.item()) / seen,
+        "accuracy": math.nan if correct is None else int(correct.item()) / seen,
+        "samples_per_s": seen / elapsed if elapsed > 0 else math.inf,
+        "samples": float(seen),
+    }
+
+
+def _amp_tools(device: Device) -> tuple[Callable[[], AbstractContextManager[Any]], Any]:
+    """``(autocast_factory, scaler)`` from :mod:`minitorch_accel.amp`, or a clear error."""
+    amp_module: Any = None
+    try:
+        from .. import amp as amp_module
+    except ImportError:
+        pass
+    autocast = getattr(amp_module, "autocast", None)
+    scaler_cls = getattr(amp_module, "GradScaler", None)
+    if autocast is None or scaler_cls is None:
+        raise RuntimeError(
+            "mixed precision (amp) is not available yet: minitorch_accel.amp does not "
+            "provide autocast and GradScaler in this version; train in float32 instead"
+        )
+    return (lambda: autocast(device=str(device))), scaler_cls()
+
+
+def _position_text(state: TrainingState, epochs: int) -> str:
+    if state.batch == 0:
+        return f"after epoch {state.epoch}/{epochs}"
+    done = f"{state.batch}/{state.batches_per_epoch}"
+    return f"in epoch {state.epoch + 1}/{epochs}, after batch {done}"
+
+
+def fit(
+    model: Any,
+    loader: Any,
+    optimizer: Any,
+    loss_fn: LossFn,
+    epochs: int,
+    device: DeviceLike = "cpu",
+    val_loader: Any = None,
+    callbacks: Sequence[Callback] = (),
+    scheduler: Any = None,
+    start_epoch: int = 0,
+    history: History | None = None,
+    checkpoint: PathLike | None = None,
+    progress: bool = True,
+    *,
+    resume: PathLike | Mapping[str, Any] | None = None,
+    scheduler_interval: str = "batch",
+    interrupt_checkpoint: PathLike | None = None,
+    resume_command: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    amp: bool = False,
+) -> History:
+    """Train ``model`` for ``epochs`` epochs over ``loader``; return the per-epoch history.
+
+    Every batch does ``zero_grad``, forward, ``loss.backward()``, ``optimizer.step()``
+    (and ``scheduler.step()``). After each epoch the model is evaluated on
+    ``val_loader``, the epoch is appended to the history, a checkpoint is written to
+    ``checkpoint`` and the callbacks' ``on_epoch_end`` run.
+
+    Parameters
+    ----------
+    model : Module
+        Maps a batch of inputs to (N, classes) scores; moved to ``device`` first.
+    loader : DataLoader
+        Training batches ``(inputs, targets)``. For an exact resume its shuffle must be
+        seeded (``DataLoader(..., seed=...)``).
+    optimizer : Optimizer
+        Built over ``model.parameters()``.
+    loss_fn : callable
+        ``loss_fn(scores, targets)`` -> scalar Tensor, the batch mean
+        (e.g. ``nn.CrossEntropyLoss()``).
+    epochs : int
+        Train until this many epochs are complete (counting those before
+        ``start_epoch`` or in the resumed checkpoint).
+    device : str or Device, default "cpu"
+        Where to train; batches not already there are moved.
+    val_loader : DataLoader, optional
+        Evaluated after every epoch (``val_loss``, ``val_accuracy``).
+    callbacks : sequence of Callback
+        See :class:`~minitorch_accel.train.Callback`.
+    scheduler : LRScheduler, optional
+        Stepped after every batch (``scheduler_interval="batch"``, as ``OneCycleLR``
+        expects) or every epoch (``"epoch"``, as ``StepLR``).
+    start_epoch : int, default 0
+        Number of the first epoch to run, when continuing by hand; at least the one
+        after the last epoch of ``history``.
+    history : History, optional
+        Appended to (a new one by default).
+    checkpoint : str or os.PathLike, optional
+        Write a full checkpoint there after every epoch (atomically).
+    progress : bool, default True
+        A tqdm bar per epoch on stderr with the running loss, accuracy and samples/s,
+        and a summary line per epoch. False prints nothing.
+    resume : str, os.PathLike or dict, optional
+        A checkpoint (path or :func:`load_checkpoint` dict) to continue from: model,
+        optimizer, scheduler, history, position within the epoch, shuffle and random
+        states are restored. On the CPU the continued run computes exactly the same
+        losses and parameters as one never interrupted. Overrides ``start_epoch`` and
+        ``history``.
+    scheduler_interval : {"batch", "epoch"}, default "batch"
+        When ``scheduler.step()`` is called.
+    interrupt_checkpoint : str or os.PathLike, optional
+        Where to save when interrupted; ``checkpoint`` by default. With neither,
+        an interrupted run saves nothing.
+    resume_command : str, optional
+        How to resume, shown after an interruption (``{path}`` is replaced by the
+        checkpoint path). Defaults to ``fit(..., resume='<path>')``.
+    metadata : mapping, optional
+        JSON-compatible data stored in every checkpoint (e.g. the command line).
+    amp : bool, default False
+        Mixed precision through :mod:`minitorch_accel.amp` (autocast + GradScaler);
+        a ``RuntimeError`` says so when that module is not available.
+
+    Returns
+    -------
+    History
+        One row per completed epoch (those of ``history`` or the checkpoint included).
+
+    Raises
+    ------
+    ValueError
+        For ``epochs < 0``, a bad ``scheduler_interval``, batches that are not
+        ``(inputs, targets)``, an empty loader, or a checkpoint that does not fit.
+
+    Notes
+    -----
+    **Stopping.** Ctrl-C (or ``KeyboardInterrupt`` raised by a callback) stops
+    training at the end of the current batch, writes a checkpoint to
+    ``interrupt_checkpoint`` (or ``checkpoint``), prints how to resume and returns
+    the history so far. A second Ctrl-C aborts at once.
+
+    Examples
+    --------
+    >>> from minitorch_accel import nn, optim
+    >>> from minitorch_accel.models import LeNet
+    >>> model = LeNet()  # doctest: +SKIP
+    >>> opt = optim.SGD(model.parameters(), lr=0.05, momentum=0.9)  # doctest: +SKIP
+    >>> history = fit(model, train_loader, opt, nn.CrossEntropyLoss(), epochs=3,
+    ...               val_loader=test_loader)  # doctest: +SKIP
+    >>> history.val_accuracy[-1]  # doctest: +SKIP
+    0.97...
+    """
+    if isinstance(epochs, bool) or int(epochs) != epochs or epochs < 0:
+        raise ValueError(f"fit: epochs must be an integer >= 0, got {epochs!r}")
+    if scheduler_interval not in ("batch", "epoch"):
+        raise ValueError(
+            f"fit: scheduler_interval must be 'batch' or 'epoch', got {scheduler_interval!r}"
+        )
+    dev = Device(device)
+    if hasattr(model, "to"):
+        model.to(dev)
+    autocast: Callable[[], AbstractContextManager[Any]] = nullcontext
+    scaler = None
+    if amp:
+        autocast, scaler = _amp_tools(dev)
+    state = TrainingState(model, optimizer, loader, dev, history if history is not None
+                          else History(), scheduler, scaler, metadata)
+    if resume is not None:
+        ckpt = load_checkpoint(resume, dev) if not isinstance(resume, Mapping) else resume
+        state.load_state_dict(ckpt)
+    else:
+        after = state.history.epoch[-1] + 1 if len(state.history) else 0
+        state.epoch = max(int(start_epoch), after)
+    listed = bind(callbacks, state, int(epochs))
+    run = EpochRunner(state, loss_fn, int(epochs), progress, scheduler_interval, autocast,
+               listed.wants_batch_logs)
+    save_to = interrupt_checkpoint if interrupt_checkpoint is not None else checkpoint
+    listed.on_train_begin({})
+    with InterruptGuard() as guard:
+        try:
+            while state.epoch < epochs:
+                state.start_epoch()
+                listed.on_epoch_begin(state.epoch, {})
+                run.train_epoch(listed, guard)
+                run.check_epoch()
+                val = {"loss": math.nan, "accuracy": math.nan}
+                if val_loader is not None:
+                    val = evaluate(model, val_loader, loss_fn, dev)
+                logs = run.end_epoch(val)
+                if checkpoint is not None:
+                    state.save(checkpoint)
+                listed.on_epoch_end(state.epoch - 1, logs)
+                if guard.requested:
+                    raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            if guard.aborted or not run.consistent:
+                raise  # stopped in the middle of an update: nothing safe to save
+            _report_interrupt(state, int(epochs), save_to, resume_command)
+    listed.on_train_end(state.history.last() if len(state.history) else {})
+    return state.history
+
+
+def _report_interrupt(
+    state: TrainingState, epochs: int, path: PathLike | None, resume_command: str | None
+) -> None:
+    where = _position_text(state, epochs)
+    if path is None:
+        print(f"Training interrupted {where}; no checkpoint path was given, nothing saved.",
+              file=sys.stderr, flush=True)
+        return
+    saved = state.save(path)
+    command = (resume_command or "fit(..., resume={path!r})").format(path=os.fspath(saved))
+    print(
+        f"Training interrupted {where}; checkpoint saved to {saved}.\n"
+        f"Resume with: {command}",
+        file=sys.stderr,
+        flush=True,
+    )
