@@ -1,0 +1,437 @@
+"""Convolution on raw arrays: im2col, one GEMM per group, and the gradients.
+
+Every function takes the array module ``xp`` (``numpy`` or ``cupy``) first; the
+autograd Functions in :mod:`minitorch_accel.ops.conv` call them.
+
+Convolution is a matrix multiply: ``im2col`` copies every receptive field of the input
+(a strided *view*, copied once, no Python loop over pixels) into one row of ``cols``, so
+``y[n, o, i, j] = sum over (kh, kw, c) of x[n, c, i*s + kh*d, j*s + kw*d] * w[o, c, kh, kw]``
+becomes ``Y = cols @ W.T``: one GEMM per group, M = N*OH*OW, K = KH*KW*C/groups.
+
+Memory layout, the part that makes it fast on a CPU:
+
+* ``Y`` is (N*OH*OW, O): channels-last (NHWC) in memory, returned as an NCHW *view*,
+  never copied. NumPy ufuncs keep that layout, so ReLU and pooling write channels-last
+  too and the next convolution reads its input without a transpose.
+* ``cols`` is channels-last, (M, K), when each copied run (``C*KW`` values) is long;
+  with few channels (a first layer: C = 1) it is kernel-major, (K, M), copied from NCHW
+  one image row at a time, and carries a row of ones so the GEMM also adds the bias.
+* ``grad_input``: one small GEMM per kernel offset, added into the strided slice of
+  the input gradient that offset read (col2im); never ``np.add.at``.
+* Big temporaries come from :data:`buffer_cache`: fresh pages cost page faults.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from dataclasses import dataclass
+from math import prod
+from typing import Any
+
+import numpy
+
+Array = Any
+"""A NumPy or CuPy ndarray (the backends share no common static type)."""
+IntPair = int | tuple[int, int]
+"""An int used for both spatial dimensions, or an (height, width) pair."""
+
+_CHANNELS_LAST_MIN = 8  # channels per group from which channels-last cols copy faster
+NHWC = (0, 2, 3, 1)
+NCHW = (0, 1, 2, 3)
+
+
+class BufferCache:
+    """Reuse large NumPy buffers between training steps instead of allocating fresh ones.
+
+    A buffer is handed out again once nothing outside the cache refers to it (every view
+    holds a reference to its buffer: ``sys.getrefcount`` tells), so outputs and saved
+    activations stay valid while alive. NumPy-only fast path: other array modules (CuPy
+    has its own memory pool) and small arrays get ``xp.empty``.
+
+    Parameters
+    ----------
+    max_bytes : int
+        Most bytes the cache keeps; past it, free buffers are dropped first and then
+        new arrays are allocated without being kept.
+    min_bytes : int
+        Smaller requests bypass the cache.
+    """
+
+    def __init__(self, max_bytes: int = 1 << 30, min_bytes: int = 1 << 18) -> None:
+        self.max_bytes = max_bytes
+        self.min_bytes = min_bytes
+        self._buckets: dict[tuple[int, str], list[Array]] = {}
+        self._held = 0
+        self._lock = threading.Lock()
+
+    @property
+    def held_bytes(self) -> int:
+        """Bytes of all buffers the cache keeps, in use or free."""
+        return self._held
+
+    def empty(self, xp: Any, shape: tuple[int, ...], dtype: Any) -> Array:
+        """Return an uninitialised C-contiguous array, reusing a free buffer if one fits."""
+        dt = numpy.dtype(dtype)
+        count = prod(shape)
+        if xp is not numpy or count * dt.itemsize < self.min_bytes:
+            return xp.empty(shape, dt)
+        with self._lock:
+            bucket = self._buckets.setdefault((count, dt.str), [])
+            for i in range(len(bucket)):
+                if sys.getrefcount(bucket[i]) == 2:  # only the bucket (and this call)
+                    return bucket[i].reshape(shape)
+            nbytes = count * dt.itemsize
+            if self._held + nbytes > self.max_bytes:
+                self._drop_free()
+            buffer = numpy.empty(count, dt)
+            if self._held + nbytes <= self.max_bytes:
+                bucket.append(buffer)
+                self._held += nbytes
+            return buffer.reshape(shape)
+
+    def clear(self) -> None:
+        """Forget every free buffer (buffers still in use are simply no longer tracked)."""
+        with self._lock:
+            self._buckets.clear()
+            self._held = 0
+
+    def _drop_free(self) -> None:
+        for bucket in self._buckets.values():
+            i = 0
+            while i < len(bucket):
+                if sys.getrefcount(bucket[i]) == 2:
+                    self._held -= bucket.pop(i).nbytes
+                else:
+                    i += 1
+
+
+buffer_cache = BufferCache()
+"""The process-wide cache used by the convolution and pooling kernels."""
+
+
+def pair(value: IntPair, name: str) -> tuple[int, int]:
+    """Return ``value`` as an (height, width) pair of ints; ``name`` is used in errors."""
+    if isinstance(value, int):
+        return (value, value)
+    if len(value) != 2:
+        raise ValueError(f"{name} must be an int or a pair of ints, got {value!r}")
+    return (int(value[0]), int(value[1]))
+
+
+def physical_order(x: Array) -> tuple[int, ...]:
+    """Axes of ``x`` from the largest memory stride to the smallest (its memory layout)."""
+    return tuple(sorted(range(x.ndim), key=lambda a: (-abs(x.strides[a]), a)))
+
+
+def empty_with_layout(xp: Any, shape: tuple[int, ...], dtype: Any,
+                      order: tuple[int, ...]) -> Array:
+    """Uninitialised array of logical ``shape`` stored with axes ``order`` outermost first.
+
+    ``order=(0, 2, 3, 1)`` gives an NCHW-shaped array that is NHWC in memory.
+    """
+    buffer = buffer_cache.empty(xp, tuple(shape[a] for a in order), dtype)
+    inverse = [0] * len(order)
+    for position, axis in enumerate(order):
+        inverse[axis] = position
+    return buffer.transpose(inverse)
+
+
+def padded(xp: Any, x: Array, padding: tuple[int, int], fill: float,
+           order: tuple[int, ...] | None = None) -> Array:
+    """Return NCHW ``x`` padded by ``fill`` on H and W, stored with layout ``order``.
+
+    Returns ``x`` itself when there is no padding and its layout already is ``order``
+    (default: keep the layout of ``x``).
+    """
+    order = physical_order(x) if order is None else order
+    ph, pw = padding
+    n, c, h, w = x.shape
+    if ph == pw == 0 and _has_layout(x, order):
+        return x
+    out = empty_with_layout(xp, (n, c, h + 2 * ph, w + 2 * pw), x.dtype, order)
+    if ph or pw:
+        out[:, :, :ph] = fill
+        out[:, :, ph + h:] = fill
+        out[:, :, ph:ph + h, :pw] = fill
+        out[:, :, ph:ph + h, pw + w:] = fill
+    out[:, :, ph:ph + h, pw:pw + w] = x
+    return out
+
+
+def _has_layout(x: Array, order: tuple[int, ...]) -> bool:
+    """True if walking ``x`` in axis order ``order`` is C-contiguous (size-1 axes ignored)."""
+    expected = x.itemsize
+    for axis in reversed(order):
+        if x.shape[axis] != 1:
+            if x.strides[axis] != expected:
+                return False
+            expected *= x.shape[axis]
+    return True
+
+
+def window(x: Array, i: int, j: int, stride: tuple[int, int],
+           out_hw: tuple[int, int]) -> Array:
+    """The view ``x[:, :, i::sh, j::sw]`` cut to ``out_hw``: offset (i, j) of every window."""
+    (sh, sw), (oh, ow) = stride, out_hw
+    return x[:, :, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw]
+
+
+@dataclass(frozen=True)
+class ConvGeometry:
+    """Shapes and hyper-parameters of one 2-D convolution, validated."""
+
+    x_shape: tuple[int, int, int, int]
+    w_shape: tuple[int, int, int, int]
+    stride: tuple[int, int]
+    padding: tuple[int, int]
+    dilation: tuple[int, int]
+    groups: int
+
+    @property
+    def out_hw(self) -> tuple[int, int]:
+        """Output height and width."""
+        (_, _, h, w), (_, _, kh, kw) = self.x_shape, self.w_shape
+        (sh, sw), (ph, pw), (dh, dw) = self.stride, self.padding, self.dilation
+        return ((h + 2 * ph - dh * (kh - 1) - 1) // sh + 1,
+                (w + 2 * pw - dw * (kw - 1) - 1) // sw + 1)
+
+    @property
+    def rows(self) -> int:
+        """GEMM rows M = N * OH * OW."""
+        oh, ow = self.out_hw
+        return self.x_shape[0] * oh * ow
+
+    @property
+    def channels_last(self) -> bool:
+        """Whether ``cols`` is (M, K) channels-last rather than (K, M) kernel-major."""
+        return self.w_shape[1] >= _CHANNELS_LAST_MIN
+
+    @property
+    def y_shape(self) -> tuple[int, int, int, int]:
+        """Output shape (N, O, OH, OW)."""
+        return (self.x_shape[0], self.w_shape[0], *self.out_hw)
+
+
+def conv_geometry(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: IntPair,
+                  padding: IntPair, dilation: IntPair, groups: int) -> ConvGeometry:
+    """Validate a conv2d call and return its :class:`ConvGeometry`.
+
+    Raises
+    ------
+    ValueError
+        Non-4-D input or weight, channel mismatch, groups not dividing the channels,
+        stride or dilation <= 0, negative padding, or a kernel larger than the padded
+        input; the message names the shapes.
+    """
+    where = f"conv2d: input {tuple(x_shape)}, weight {tuple(w_shape)}"
+    if len(x_shape) != 4 or len(w_shape) != 4:
+        raise ValueError(f"{where}: input and weight must be 4-D (N, C, H, W), (O, C/g, KH, KW)")
+    s, p, d = pair(stride, "stride"), pair(padding, "padding"), pair(dilation, "dilation")
+    if min(s) <= 0 or min(d) <= 0:
+        raise ValueError(f"{where}: stride {s} and dilation {d} must be positive")
+    if min(p) < 0:
+        raise ValueError(f"{where}: padding {p} must not be negative")
+    if groups <= 0 or x_shape[1] % groups or w_shape[0] % groups:
+        raise ValueError(f"{where}: groups={groups} must divide in_channels {x_shape[1]} "
+                         f"and out_channels {w_shape[0]}")
+    if x_shape[1] != w_shape[1] * groups:
+        raise ValueError(f"{where}: input has {x_shape[1]} channels, the weight expects "
+                         f"{w_shape[1]} x groups={groups} = {w_shape[1] * groups}")
+    geo = ConvGeometry(tuple(x_shape), tuple(w_shape), s, p, d, groups)  # type: ignore[arg-type]
+    for axis in (0, 1):
+        padded_size = x_shape[2 + axis] + 2 * p[axis]
+        reach = d[axis] * (w_shape[2 + axis] - 1) + 1
+        if reach > padded_size:
+            raise ValueError(f"{where}: kernel reach {reach} (dilation {d}) is larger than "
+                             f"the padded input size {padded_size}")
+    return geo
+
+
+@dataclass(frozen=True)
+class Cols:
+    """An im2col matrix: (groups, M, K) if ``geometry.channels_last`` else (groups, K, M).
+
+    Kernel-major cols may carry one extra row of ones (``matrix.shape[1] == K + 1``) so
+    that the forward GEMM adds the bias.
+    """
+
+    matrix: Array
+    geometry: ConvGeometry
+
+
+def im2col(xp: Any, x: Array, geo: ConvGeometry, ones_row: bool = False) -> Cols:
+    """Copy every receptive field of ``x`` into one row (column) of the cols matrix.
+
+    K is ordered (kh, kw, c) in both layouts, matching :func:`weight_matrix`.
+    ``ones_row`` appends a row of ones to kernel-major cols (ignored for channels-last).
+    """
+    n, _, cg, kh, kw = geo.x_shape[0], *geo.w_shape
+    (oh, ow), (sh, sw), (dh, dw), g = geo.out_hw, geo.stride, geo.dilation, geo.groups
+    k = kh * kw * cg
+    if geo.channels_last:
+        src = padded(xp, x, geo.padding, 0.0, NHWC).transpose(0, 2, 3, 1)
+        cols = buffer_cache.empty(xp, (g, geo.rows, k), x.dtype)
+        for gi in range(g):
+            part = src[..., gi * cg:(gi + 1) * cg]
+            s_n, s_h, s_w, s_c = part.strides
+            view = xp.lib.stride_tricks.as_strided(
+                part, (n, oh, ow, kh, kw, cg), (s_n, s_h * sh, s_w * sw, s_h * dh, s_w * dw, s_c))
+            cols[gi].reshape(n, oh, ow, kh, kw, cg)[...] = view
+    else:
+        src = padded(xp, x, geo.padding, 0.0, NCHW)
+        cols = buffer_cache.empty(xp, (g, k + ones_row, geo.rows), x.dtype)
+        cols[:, k:] = 1
+        for gi in range(g):
+            part = src[:, gi * cg:(gi + 1) * cg]
+            s_n, s_c, s_h, s_w = part.strides
+            view = xp.lib.stride_tricks.as_strided(
+                part, (kh, kw, cg, n, oh, ow), (s_h * dh, s_w * dw, s_c, s_n, s_h * sh, s_w * sw))
+            cols[gi, :k].reshape(kh, kw, cg, n, oh, ow)[...] = view
+    return Cols(cols, geo)
+
+
+def weight_matrix(xp: Any, w: Array, groups: int) -> Array:
+    """The weight (O, C/g, KH, KW) as (groups, O/g, K) with K ordered (kh, kw, c)."""
+    o, cg, kh, kw = w.shape
+    return xp.ascontiguousarray(
+        w.reshape(groups, o // groups, cg, kh, kw).transpose(0, 1, 3, 4, 2)
+    ).reshape(groups, o // groups, kh * kw * cg)
+
+
+def grad_rows(xp: Any, grad_y: Array, geo: ConvGeometry) -> Array:
+    """``grad_y`` (N, O, OH, OW) as a C-contiguous (M, O) matrix; free when NHWC in memory."""
+    if tuple(grad_y.shape) != geo.y_shape:
+        raise ValueError(f"conv2d backward: grad_output {tuple(grad_y.shape)} does not match "
+                         f"the output shape {geo.y_shape}")
+    rows = grad_y.transpose(0, 2, 3, 1)
+    if not _has_layout(rows, NCHW):
+        contiguous = buffer_cache.empty(xp, rows.shape, rows.dtype)
+        contiguous[...] = rows
+        rows = contiguous
+    return rows.reshape(geo.rows, geo.w_shape[0])
+
+
+def conv2d_forward(xp: Any, x: Array, w: Array, b: Array | None = None, stride: IntPair = 1,
+                   padding: IntPair = 0, dilation: IntPair = 1,
+                   groups: int = 1) -> tuple[Array, Cols]:
+    """2-D convolution (cross-correlation, as PyTorch) of ``x`` (N, C, H, W) with ``w``
+    (O, C // groups, KH, KW) plus ``b`` (O,); ``stride``, ``padding``, ``dilation`` are
+    ints or (height, width) pairs. ``xp`` is ``numpy`` or ``cupy``.
+
+    Returns
+    -------
+    y : array, shape (N, O, OH, OW)
+        An NCHW view of a channels-last buffer.
+    cols : Cols
+        The im2col matrix, to pass to :func:`conv2d_grad_weight`.
+    """
+    geo = conv_geometry(x.shape, w.shape, stride, padding, dilation, groups)
+    if x.dtype != w.dtype or (b is not None and b.dtype != x.dtype):
+        raise TypeError(f"conv2d: dtypes differ: input {x.dtype}, weight {w.dtype}"
+                        + ("" if b is None else f", bias {b.dtype}"))
+    o = w.shape[0]
+    if b is not None and tuple(b.shape) != (o,):
+        raise ValueError(f"conv2d: bias {tuple(b.shape)} must have shape ({o},)")
+    og = o // groups
+    w_mat = weight_matrix(xp, w, groups)
+    bias_in_gemm = b is not None and not geo.channels_last  # one pass over y saved
+    if b is not None and bias_in_gemm:
+        w_mat = xp.concatenate([w_mat, b.reshape(groups, og, 1)], axis=2)
+    cols = im2col(xp, x, geo, ones_row=bias_in_gemm)
+    y_rows = buffer_cache.empty(xp, (geo.rows, o), x.dtype)
+    for gi in range(groups):
+        a = cols.matrix[gi] if geo.channels_last else cols.matrix[gi].T
+        xp.matmul(a, w_mat[gi].T, out=y_rows[:, gi * og:(gi + 1) * og])
+    if b is not None and not bias_in_gemm:
+        y_rows += b
+    n, _, oh, ow = geo.y_shape
+    return y_rows.reshape(n, oh, ow, o).transpose(0, 3, 1, 2), cols
+
+
+def conv2d_grad_input(xp: Any, grad_y: Array, w: Array, x_shape: tuple[int, ...],
+                      stride: IntPair = 1, padding: IntPair = 0, dilation: IntPair = 1,
+                      groups: int = 1) -> Array:
+    """Gradient of conv2d with respect to its input (a transposed convolution).
+
+    For every kernel offset (kh, kw): ``grad_y @ w[:, :, kh, kw]`` (one GEMM), added into
+    the strided slice of the padded input gradient that this offset read (col2im).
+
+    Returns
+    -------
+    array, shape ``x_shape``
+        An NCHW view (channels-last in memory when the cols layout is).
+    """
+    geo = conv_geometry(x_shape, w.shape, stride, padding, dilation, groups)
+    n, c, h, wd = geo.x_shape
+    o, cg, kh, kw = geo.w_shape
+    (ph, pw), (dh, dw), og = geo.padding, geo.dilation, o // groups
+    gy = grad_rows(xp, grad_y, geo)
+    w5 = weight_matrix(xp, w, groups).reshape(groups, og, kh, kw, cg)
+    order = NHWC if geo.channels_last else (1, 0, 2, 3)  # (C, N, H, W) when kernel-major
+    gx = empty_with_layout(xp, (n, c, h + 2 * ph, wd + 2 * pw), grad_y.dtype, order)
+    gx[...] = 0
+    part_shape = (geo.rows, cg) if geo.channels_last else (cg, geo.rows)
+    part = buffer_cache.empty(xp, part_shape, grad_y.dtype)
+    n, _, oh, ow = geo.y_shape
+    for gi in range(groups):
+        gy_g = gy[:, gi * og:(gi + 1) * og]
+        for i in range(kh):
+            for j in range(kw):
+                target = window(gx[:, gi * cg:(gi + 1) * cg], i * dh, j * dw, geo.stride,
+                                geo.out_hw)
+                if geo.channels_last:
+                    xp.matmul(gy_g, w5[gi, :, i, j, :], out=part)
+                    target += part.reshape(n, oh, ow, cg).transpose(0, 3, 1, 2)
+                else:
+                    xp.matmul(w5[gi, :, i, j, :].T, gy_g.T, out=part)
+                    target += part.reshape(cg, n, oh, ow).transpose(1, 0, 2, 3)
+    return gx[:, :, ph:ph + h, pw:pw + wd]
+
+
+def conv2d_grad_weight(xp: Any, grad_y: Array, x_or_cols: Array | Cols,
+                       w_shape: tuple[int, ...], stride: IntPair = 1, padding: IntPair = 0,
+                       dilation: IntPair = 1, groups: int = 1) -> Array:
+    """Gradient of conv2d with respect to its weight: ``grad_y.T @ cols`` per group.
+
+    ``x_or_cols`` is the forward input (im2col is recomputed) or the :class:`Cols` that
+    :func:`conv2d_forward` returned (its geometry must match).
+
+    Returns
+    -------
+    array, shape ``w_shape`` (O, C // groups, KH, KW), C-contiguous.
+    """
+    if isinstance(x_or_cols, Cols):
+        cols = x_or_cols
+        geo = conv_geometry(cols.geometry.x_shape, w_shape, stride, padding, dilation, groups)
+        if geo != cols.geometry:
+            raise ValueError(f"conv2d_grad_weight: cols were made for {cols.geometry}, "
+                             f"not {geo}")
+    else:
+        geo = conv_geometry(x_or_cols.shape, w_shape, stride, padding, dilation, groups)
+        cols = im2col(xp, x_or_cols, geo)
+    o, cg, kh, kw = geo.w_shape
+    og, k = o // groups, kh * kw * cg
+    gy = grad_rows(xp, grad_y, geo)
+    gw = xp.empty((groups, og, k), grad_y.dtype)
+    for gi in range(groups):
+        gy_g = gy[:, gi * og:(gi + 1) * og]
+        cols_g = cols.matrix[gi] if geo.channels_last else cols.matrix[gi, :k].T  # (M, K)
+        # A long reduction (M) into a small output: OpenBLAS splits the output's rows
+        # among its threads, and with the larger dim first it is faster and far less
+        # hurt by other processes competing for the cores (measured: 3-5x at the median).
+        if k >= og:
+            gw[gi] = xp.matmul(cols_g.T, gy_g).T
+        else:
+            xp.matmul(gy_g.T, cols_g, out=gw[gi])
+    return xp.ascontiguousarray(
+        gw.reshape(groups, og, kh, kw, cg).transpose(0, 1, 4, 2, 3)).reshape(o, cg, kh, kw)
+
+
+def conv2d_grad_bias(xp: Any, grad_y: Array) -> Array:
+    """Gradient of conv2d with respect to its bias: ``grad_y`` summed over N, H and W."""
+    n, o, oh, ow = grad_y.shape
+    rows = grad_y.transpose(0, 2, 3, 1)
+    if _has_layout(rows, NCHW):  # a GEMV is far faster than a strided sum on NumPy
+        return xp.matmul(xp.ones(n * oh * ow, grad_y.dtype), rows.reshape(-1, o))
+    return grad_y.sum(axis=(0, 2, 3))

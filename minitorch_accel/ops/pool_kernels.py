@@ -1,0 +1,306 @@
+"""Pooling on raw arrays: max, average and adaptive average, forward and backward.
+
+Written once for every array module ``xp``. A pooling window of size KH x KW is never
+gathered: for each of the KH*KW offsets (i, j) the strided view
+``x[:, :, i::sh, j::sw]`` holds that element of *every* window, so max-pooling is the
+running maximum of KH*KW views (for 2x2/stride 2, the maximum of four sub-grids) and
+the backward pass needs no argmax index array.
+
+Outputs keep the memory layout of their input (channels-last stays channels-last; see
+:mod:`minitorch_accel.ops.conv_kernels`), and large buffers come from its buffer cache.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from minitorch_accel.ops.conv_kernels import (
+    Array,
+    IntPair,
+    buffer_cache,
+    empty_with_layout,
+    padded,
+    pair,
+    physical_order,
+    window,
+)
+
+
+@dataclass(frozen=True)
+class PoolGeometry:
+    """Shapes and hyper-parameters of one 2-D pooling, validated."""
+
+    x_shape: tuple[int, int, int, int]
+    kernel: tuple[int, int]
+    stride: tuple[int, int]
+    padding: tuple[int, int]
+
+    @property
+    def out_hw(self) -> tuple[int, int]:
+        """Output height and width (floor mode, as PyTorch's default)."""
+        h, w = self.x_shape[2:]
+        return tuple(  # type: ignore[return-value]
+            (size + 2 * p - k) // s + 1
+            for size, k, s, p in zip((h, w), self.kernel, self.stride, self.padding, strict=True))
+
+    @property
+    def y_shape(self) -> tuple[int, int, int, int]:
+        """Output shape (N, C, OH, OW)."""
+        return (*self.x_shape[:2], *self.out_hw)
+
+    @property
+    def tiles(self) -> bool:
+        """True when windows neither overlap nor leave gaps nor touch padding."""
+        return self.stride == self.kernel and self.padding == (0, 0)
+
+
+def pool_geometry(name: str, x_shape: tuple[int, ...], kernel_size: IntPair,
+                  stride: IntPair | None, padding: IntPair) -> PoolGeometry:
+    """Validate a pooling call and return its :class:`PoolGeometry`.
+
+    ``stride`` defaults to ``kernel_size``. Raises ValueError for non-4-D input, kernel
+    or stride <= 0, padding < 0 or more than half the kernel, or a kernel larger than
+    the padded input.
+    """
+    k = pair(kernel_size, "kernel_size")
+    s = k if stride is None else pair(stride, "stride")
+    p = pair(padding, "padding")
+    where = f"{name}: input {tuple(x_shape)}, kernel_size {k}, stride {s}, padding {p}"
+    if len(x_shape) != 4:
+        raise ValueError(f"{where}: input must be 4-D (N, C, H, W)")
+    if min(k) <= 0 or min(s) <= 0:
+        raise ValueError(f"{where}: kernel_size and stride must be positive")
+    if min(p) < 0 or p[0] > k[0] // 2 or p[1] > k[1] // 2:
+        raise ValueError(f"{where}: padding must be >= 0 and at most half the kernel size")
+    if any(kk > size + 2 * pp for kk, size, pp in zip(k, x_shape[2:], p, strict=True)):
+        raise ValueError(f"{where}: kernel is larger than the padded input")
+    return PoolGeometry(tuple(x_shape), k, s, p)  # type: ignore[arg-type]
+
+
+def _offsets(geo: PoolGeometry) -> list[tuple[int, int]]:
+    """Window offsets in row-major order (the order PyTorch scans a window)."""
+    return [(i, j) for i in range(geo.kernel[0]) for j in range(geo.kernel[1])]
+
+
+def _grad_canvas(xp: Any, geo: PoolGeometry, dtype: Any, order: tuple[int, ...]) -> Array:
+    """Padded input-gradient buffer; zeroed except where tiling windows overwrite it."""
+    n, c, h, w = geo.x_shape
+    (ph, pw), (oh, ow), (kh, kw) = geo.padding, geo.out_hw, geo.kernel
+    canvas = empty_with_layout(xp, (n, c, h + 2 * ph, w + 2 * pw), dtype, order)
+    if geo.tiles:  # only the rows/columns no window covers need zeros
+        canvas[:, :, oh * kh:] = 0
+        canvas[:, :, :, ow * kw:] = 0
+    else:
+        canvas[...] = 0
+    return canvas
+
+
+def _interior(canvas: Array, geo: PoolGeometry) -> Array:
+    (ph, pw), (h, w) = geo.padding, geo.x_shape[2:]
+    return canvas[:, :, ph:ph + h, pw:pw + w]
+
+
+def max_pool2d_forward(xp: Any, x: Array, kernel_size: IntPair, stride: IntPair | None = None,
+                       padding: IntPair = 0) -> Array:
+    """Max pooling of NCHW ``x`` (padding counts as -inf).
+
+    Returns
+    -------
+    array, shape (N, C, OH, OW)
+        ``y[..., a, b] = max over (i, j) of x_padded[..., a*sh + i, b*sw + j]``, stored
+        in the memory layout of ``x``.
+    """
+    geo = pool_geometry("max_pool2d", x.shape, kernel_size, stride, padding)
+    (kh, kw), (sh, sw), (oh, ow) = geo.kernel, geo.stride, geo.out_hw
+    order = physical_order(x)
+    source = padded(xp, x, geo.padding, float("-inf"))
+    # Separable: first the maximum over each window's rows for every column (whole rows
+    # are long contiguous runs in NCHW and NHWC alike), then over its columns.
+    row_views = [source[:, :, i:i + sh * (oh - 1) + 1:sh, :] for i in range(kh)]
+    rows = row_views[0]
+    if kh > 1:
+        rows = empty_with_layout(xp, (*x.shape[:2], oh, source.shape[3]), x.dtype, order)
+        _running_max(xp, row_views, rows)
+    y = empty_with_layout(xp, geo.y_shape, x.dtype, order)
+    _running_max(xp, [rows[:, :, :, j:j + sw * (ow - 1) + 1:sw] for j in range(kw)], y)
+    return y
+
+
+def _running_max(xp: Any, views: list[Array], out: Array) -> None:
+    """``out[...] = max(views)`` elementwise, without temporaries."""
+    if len(views) == 1:
+        out[...] = views[0]
+        return
+    xp.maximum(views[0], views[1], out=out)
+    for view in views[2:]:
+        xp.maximum(out, view, out=out)
+
+
+def max_pool2d_backward(xp: Any, grad_y: Array, x: Array, y: Array, kernel_size: IntPair,
+                        stride: IntPair | None = None, padding: IntPair = 0) -> Array:
+    """Gradient of max pooling: each window's gradient goes to its *first* maximum.
+
+    Ties are common (ReLU zeros, flat image regions); like PyTorch, the gradient goes to
+    exactly one element per window, the first maximum in row-major order. Offsets are
+    visited in that order while ``remaining`` holds the gradient of the windows whose
+    maximum has not been found yet: ``remaining * (view == y)`` goes to this offset and
+    ``remaining *= (view != y)``; the last offset takes what remains. No index arrays.
+
+    Parameters
+    ----------
+    grad_y : array, shape (N, C, OH, OW)
+    x : array
+        The forward input.
+    y : array
+        The forward output of :func:`max_pool2d_forward`.
+    """
+    geo = pool_geometry("max_pool2d", x.shape, kernel_size, stride, padding)
+    if tuple(grad_y.shape) != geo.y_shape or tuple(y.shape) != geo.y_shape:
+        raise ValueError(f"max_pool2d backward: grad_output {tuple(grad_y.shape)} and output "
+                         f"{tuple(y.shape)} must both have shape {geo.y_shape}")
+    order = physical_order(x)
+    grad_y = _with_layout(xp, grad_y, order)
+    source = padded(xp, x, geo.padding, float("-inf"))
+    canvas = _grad_canvas(xp, geo, grad_y.dtype, order)
+    offsets = _offsets(geo)
+    mask = empty_with_layout(xp, geo.y_shape, bool, order)
+    remaining = empty_with_layout(xp, geo.y_shape, grad_y.dtype, order)
+    part = None if geo.tiles else empty_with_layout(xp, geo.y_shape, grad_y.dtype, order)
+    source_grad = grad_y
+    for index, (i, j) in enumerate(offsets):
+        target = window(canvas, i, j, geo.stride, geo.out_hw)
+        if index == len(offsets) - 1:
+            if part is None:
+                target[...] = source_grad
+            else:
+                target += source_grad
+            break
+        xp.equal(window(source, i, j, geo.stride, geo.out_hw), y, out=mask)
+        if part is None:  # windows tile the input: write each offset's share in place
+            xp.multiply(source_grad, mask, out=target)
+        else:
+            xp.multiply(source_grad, mask, out=part)
+            target += part
+        xp.logical_not(mask, out=mask)  # windows whose maximum is still to be found
+        xp.multiply(source_grad, mask, out=remaining)
+        source_grad = remaining
+    return _interior(canvas, geo)
+
+
+def max_pool2d_pick(xp: Any, v: Array, x: Array, y: Array, kernel_size: IntPair,
+                    stride: IntPair | None = None, padding: IntPair = 0) -> Array:
+    """The value of ``v`` (shaped like ``x``) at each window's first maximum of ``x``.
+
+    The adjoint of :func:`max_pool2d_backward` (used for second derivatives).
+    """
+    geo = pool_geometry("max_pool2d", x.shape, kernel_size, stride, padding)
+    order = physical_order(x)
+    source = padded(xp, x, geo.padding, float("-inf"))
+    values = padded(xp, v, geo.padding, 0.0, order)
+    out = xp.zeros(geo.y_shape, v.dtype)
+    found = xp.zeros(geo.y_shape, bool)
+    for i, j in _offsets(geo):
+        hit = (window(source, i, j, geo.stride, geo.out_hw) == y) & ~found
+        out += window(values, i, j, geo.stride, geo.out_hw) * hit
+        found |= hit
+    return out
+
+
+def _with_layout(xp: Any, a: Array, order: tuple[int, ...]) -> Array:
+    """``a`` itself if stored with axes ``order``, else a copy that is: mixed layouts make
+    every elementwise pass walk one operand against its memory order."""
+    if physical_order(a) == order:
+        return a
+    out = empty_with_layout(xp, a.shape, a.dtype, order)
+    out[...] = a
+    return out
+
+
+def _divisor(xp: Any, geo: PoolGeometry, count_include_pad: bool, dtype: Any) -> Any:
+    """The number each window sum is divided by: a scalar, or (OH, OW) without padding."""
+    kh, kw = geo.kernel
+    if count_include_pad or geo.padding == (0, 0):
+        return float(kh * kw)
+    counts = []
+    for size, k, s, p, out in zip(geo.x_shape[2:], geo.kernel, geo.stride, geo.padding,
+                                  geo.out_hw, strict=True):
+        start = xp.arange(out) * s - p
+        counts.append(xp.minimum(start + k, size) - xp.maximum(start, 0))
+    return (counts[0][:, None] * counts[1][None, :]).astype(dtype)
+
+
+def avg_pool2d_forward(xp: Any, x: Array, kernel_size: IntPair, stride: IntPair | None = None,
+                       padding: IntPair = 0, count_include_pad: bool = True) -> Array:
+    """Average pooling of NCHW ``x`` (zero padding).
+
+    ``count_include_pad=True`` (PyTorch's default) divides every window sum by KH*KW;
+    ``False`` divides by the number of non-padding elements in the window.
+    """
+    geo = pool_geometry("avg_pool2d", x.shape, kernel_size, stride, padding)
+    source = padded(xp, x, geo.padding, 0.0)
+    views = [window(source, i, j, geo.stride, geo.out_hw) for i, j in _offsets(geo)]
+    y = empty_with_layout(xp, geo.y_shape, x.dtype, physical_order(x))
+    y[...] = views[0]
+    for view in views[1:]:
+        y += view
+    y /= _divisor(xp, geo, count_include_pad, x.dtype)
+    return y
+
+
+def avg_pool2d_backward(xp: Any, grad_y: Array, x_shape: tuple[int, ...],
+                        kernel_size: IntPair, stride: IntPair | None = None,
+                        padding: IntPair = 0, count_include_pad: bool = True) -> Array:
+    """Gradient of average pooling: each window's gradient, divided, added to every element."""
+    geo = pool_geometry("avg_pool2d", x_shape, kernel_size, stride, padding)
+    if tuple(grad_y.shape) != geo.y_shape:
+        raise ValueError(f"avg_pool2d backward: grad_output {tuple(grad_y.shape)} must have "
+                         f"shape {geo.y_shape}")
+    order = physical_order(grad_y)
+    share = empty_with_layout(xp, geo.y_shape, grad_y.dtype, order)
+    xp.divide(grad_y, _divisor(xp, geo, count_include_pad, grad_y.dtype), out=share)
+    canvas = _grad_canvas(xp, geo, grad_y.dtype, order)
+    for i, j in _offsets(geo):
+        target = window(canvas, i, j, geo.stride, geo.out_hw)
+        if geo.tiles:
+            target[...] = share
+        else:
+            target += share
+    return _interior(canvas, geo)
+
+
+def _adaptive_matrix(xp: Any, size: int, out: int, dtype: Any) -> Array:
+    """(out, size) matrix averaging PyTorch's adaptive bins [floor(i*size/out), ceil(...))."""
+    i = xp.arange(out)[:, None]
+    start, stop = (i * size) // out, -((-(i + 1) * size) // out)
+    pos = xp.arange(size)[None, :]
+    return (((pos >= start) & (pos < stop)) / (stop - start)).astype(dtype)
+
+
+def adaptive_avg_pool2d_forward(xp: Any, x: Array, output_size: IntPair) -> Array:
+    """Adaptive average pooling to ``output_size`` (any size; bins as PyTorch's).
+
+    Separable: ``y = A_h @ x @ A_w.T`` with (OH, H) and (OW, W) averaging matrices.
+    """
+    oh, ow = pair(output_size, "output_size")
+    if x.ndim != 4 or min(oh, ow) <= 0:
+        raise ValueError(f"adaptive_avg_pool2d: input {tuple(x.shape)} must be 4-D and "
+                         f"output_size {(oh, ow)} positive")
+    a_h = _adaptive_matrix(xp, x.shape[2], oh, x.dtype)
+    a_w = _adaptive_matrix(xp, x.shape[3], ow, x.dtype)
+    return xp.matmul(a_h, xp.matmul(x, a_w.T))
+
+
+def adaptive_avg_pool2d_backward(xp: Any, grad_y: Array, x_shape: tuple[int, ...]) -> Array:
+    """Gradient of :func:`adaptive_avg_pool2d_forward`: ``A_h.T @ grad_y @ A_w``."""
+    _, _, oh, ow = grad_y.shape
+    a_h = _adaptive_matrix(xp, x_shape[2], oh, grad_y.dtype)
+    a_w = _adaptive_matrix(xp, x_shape[3], ow, grad_y.dtype)
+    return xp.matmul(a_h.T, xp.matmul(grad_y, a_w))
+
+
+__all__ = [
+    "PoolGeometry", "adaptive_avg_pool2d_backward", "adaptive_avg_pool2d_forward",
+    "avg_pool2d_backward", "avg_pool2d_forward", "buffer_cache", "max_pool2d_backward",
+    "max_pool2d_forward", "max_pool2d_pick", "pool_geometry",
+]
