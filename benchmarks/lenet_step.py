@@ -21,8 +21,9 @@ import resource
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -75,9 +76,15 @@ def torch_step(batch: int, device: str) -> Callable[[], float]:
     torch.manual_seed(0)
     dev = "cuda" if device.startswith("cuda") else "cpu"
     model = torch.nn.Sequential(
-        torch.nn.Conv2d(1, 32, 3), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
-        torch.nn.Conv2d(32, 64, 3), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
-        torch.nn.Flatten(), torch.nn.Linear(1600, 128), torch.nn.ReLU(),
+        torch.nn.Conv2d(1, 32, 3),
+        torch.nn.ReLU(),
+        torch.nn.MaxPool2d(2),
+        torch.nn.Conv2d(32, 64, 3),
+        torch.nn.ReLU(),
+        torch.nn.MaxPool2d(2),
+        torch.nn.Flatten(),
+        torch.nn.Linear(1600, 128),
+        torch.nn.ReLU(),
         torch.nn.Linear(128, 10),
     ).to(dev)
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
@@ -95,7 +102,9 @@ def torch_step(batch: int, device: str) -> Callable[[], float]:
     return step
 
 
-def median_ms(step: Callable[[], float], sync: Callable[[], None], steps: int, warmup: int) -> float:
+def median_ms(
+    step: Callable[[], float], sync: Callable[[], None], steps: int, warmup: int
+) -> float:
     for _ in range(warmup):
         step()
     sync()
@@ -136,8 +145,16 @@ def peak_memory_child(framework: str, batch: int, device: str, steps: int) -> No
 
 
 def peak_memory(framework: str, batch: int, device: str) -> float | None:
-    cmd = [sys.executable, __file__, "--memory-child", framework, "--batch", str(batch),
-           "--device", device]
+    cmd = [
+        sys.executable,
+        __file__,
+        "--memory-child",
+        framework,
+        "--batch",
+        str(batch),
+        "--device",
+        device,
+    ]
     out = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if out.returncode != 0:
         return None
@@ -166,26 +183,37 @@ def main() -> None:
     sync = _sync(args.device)
     peak = gemm_peak_gflops(args.device)
     print(f"LeNet training step on {args.device}; float32 GEMM peak measured: {peak:.0f} GFLOP/s")
-    header = (f"{'batch':>5} {'ours ms':>9} {'torch ms':>9} {'ratio':>6} {'GFLOP/s':>8} "
-              f"{'% peak':>7} {'ours MB':>8} {'torch MB':>9} {'mem ratio':>9}")
+    header = (
+        f"{'batch':>5} {'ours ms':>9} {'torch ms':>9} {'ratio':>6} {'GFLOP/s':>8} "
+        f"{'% peak':>7} {'ours MB':>8} {'torch MB':>9} {'mem ratio':>9}"
+    )
     print(header)
     results: dict[str, Any] = {}
     for batch in [int(b) for b in args.batches.split(",")]:
         ours = median_ms(ours_step(batch, args.device), sync, args.steps, warmup=5)
-        theirs = median_ms(torch_step(batch, args.device), _torch_sync(args.device),
-                           args.steps, warmup=5) if have_torch else float("nan")
+        theirs = (
+            median_ms(
+                torch_step(batch, args.device), _torch_sync(args.device), args.steps, warmup=5
+            )
+            if have_torch
+            else float("nan")
+        )
         gflops = lenet_flops(batch) / (ours / 1e3) / 1e9
         mem_ours = mem_torch = float("nan")
         if not args.no_memory and args.device == "cpu":
             mem_ours = (peak_memory("ours", batch, args.device) or float("nan")) / 2**20
             if have_torch:
                 mem_torch = (peak_memory("torch", batch, args.device) or float("nan")) / 2**20
-        print(f"{batch:>5} {ours:>9.2f} {theirs:>9.2f} {ours / theirs:>6.2f} {gflops:>8.1f} "
-              f"{gflops / peak:>7.1%} {mem_ours:>8.0f} {mem_torch:>9.0f} "
-              f"{mem_ours / mem_torch:>9.2f}")
+        print(
+            f"{batch:>5} {ours:>9.2f} {theirs:>9.2f} {ours / theirs:>6.2f} {gflops:>8.1f} "
+            f"{gflops / peak:>7.1%} {mem_ours:>8.0f} {mem_torch:>9.0f} "
+            f"{mem_ours / mem_torch:>9.2f}"
+        )
         results[str(batch)] = {"ours_ms": ours, "torch_ms": theirs, "gflops": gflops}
-    print("(memory: growth of the peak resident set of a fresh process over 10 steps, from "
-          "after the model and batch are built: activations, gradients, optimizer state, caches)")
+    print(
+        "(memory: growth of the peak resident set of a fresh process over 10 steps, from "
+        "after the model and batch are built: activations, gradients, optimizer state, caches)"
+    )
 
 
 def _torch_sync(device: str) -> Callable[[], None]:

@@ -47,15 +47,21 @@ def main() -> None:
         rows.append((name, nbytes, t_reduce, t_copy))
     if dist.rank() == 0:
         print(f"MPI all-reduce, {dist.world_size()} ranks on one machine (sum of float32)")
-        print(f"{'buffer':<16}{'bytes':>12}{'allreduce ms':>14}{'GB/s':>8}{'copy ms':>10}"
-              f"{'GB/s':>8}{'allreduce/copy':>16}")
+        print(
+            f"{'buffer':<16}{'bytes':>12}{'allreduce ms':>14}{'GB/s':>8}{'copy ms':>10}"
+            f"{'GB/s':>8}{'allreduce/copy':>16}"
+        )
         for name, nbytes, t_reduce, t_copy in rows:
-            print(f"{name:<16}{nbytes:>12,}{t_reduce * 1e3:>14.3f}{nbytes / t_reduce / 1e9:>8.2f}"
-                  f"{t_copy * 1e3:>10.3f}{nbytes / t_copy / 1e9:>8.2f}{t_reduce / t_copy:>15.1f}x")
+            print(
+                f"{name:<16}{nbytes:>12,}{t_reduce * 1e3:>14.3f}{nbytes / t_reduce / 1e9:>8.2f}"
+                f"{t_copy * 1e3:>10.3f}{nbytes / t_copy / 1e9:>8.2f}{t_reduce / t_copy:>15.1f}x"
+            )
 
 
 if __name__ == "__main__":
     if "OMPI_COMM_WORLD_SIZE" not in os.environ and "PMI_SIZE" not in os.environ:
-        mpiexec = shutil.which("mpiexec") or os.path.join(os.path.dirname(sys.executable), "mpiexec")
+        mpiexec = shutil.which("mpiexec") or os.path.join(
+            os.path.dirname(sys.executable), "mpiexec"
+        )
         sys.exit(subprocess.call([mpiexec, "-n", "2", sys.executable, *sys.argv]))
     main()

@@ -87,8 +87,11 @@ def main() -> None:
     cores = {d: (f"{os.cpu_count()} cores" if d.type == "cpu" else "GPU") for d in devices}
 
     print("\n(1) Square matmul, float32")
-    print(f"{'n':>6} " + " ".join(f"{str(d) + ' ms':>14} {'GFLOP/s':>9}" for d in devices)
-          + ("  speed-up" if len(devices) > 1 else ""))
+    print(
+        f"{'n':>6} "
+        + " ".join(f"{str(d) + ' ms':>14} {'GFLOP/s':>9}" for d in devices)
+        + ("  speed-up" if len(devices) > 1 else "")
+    )
     matmul: dict[int, list[float]] = {}
     for n in [int(s) for s in args.sizes.split(",")]:
         row = [matmul_row(n, d) for d in devices]
@@ -103,15 +106,21 @@ def main() -> None:
     for batch in [int(b) for b in args.batches.split(",")]:
         rows = [lenet_row(batch, d, args.steps) for d in devices]
         lenet[batch] = [s for s, _ in rows]
-        for d, (seconds, loss) in zip(devices, rows):
-            print(f"{names[d] + ' (' + str(d) + ')':<28} {cores[d]:>9} {batch:>6} "
-                  f"{seconds:>10.5f} {rows[0][0] / seconds:>8.1f}x {loss:>8.4f}")
+        for d, (seconds, loss) in zip(devices, rows, strict=True):
+            print(
+                f"{names[d] + ' (' + str(d) + ')':<28} {cores[d]:>9} {batch:>6} "
+                f"{seconds:>10.5f} {rows[0][0] / seconds:>8.1f}x {loss:>8.4f}"
+            )
     if args.plot:
         plot(args.plot, devices, matmul, lenet)
 
 
-def plot(path: str, devices: list[mta.Device], matmul: dict[int, list[float]],
-         lenet: dict[int, list[float]]) -> None:
+def plot(
+    path: str,
+    devices: list[mta.Device],
+    matmul: dict[int, list[float]],
+    lenet: dict[int, list[float]],
+) -> None:
     """Bar charts: matmul GFLOP/s per size, LeNet step time per batch, per device."""
     import matplotlib
 

@@ -74,8 +74,11 @@ def main() -> None:
                 flush=True,
             )
         if args.checkpoint is not None:
-            state = {"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                     "epoch": epoch + 1}
+            state = {
+                "model": model.state_dict(),
+                "optimizer": optimizer.state_dict(),
+                "epoch": epoch + 1,
+            }
             dist.save_checkpoint(state, args.checkpoint)
 
 

@@ -32,15 +32,22 @@ def _run(n: int, script: str, *args: str, timeout: float = 120) -> subprocess.Co
     env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
     return subprocess.run(
         [_mpiexec(), "-n", str(n), sys.executable, str(HERE / script), *args],
-        capture_output=True, text=True, timeout=timeout, env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
     )
 
 
 @pytest.mark.parametrize("n, replicas", [(10, 3), (12, 4), (7, 2), (5, 5)])
 @pytest.mark.parametrize("shuffle", [False, True])
-def test_sampler_shards_are_disjoint_and_cover_the_epoch(n: int, replicas: int, shuffle: bool) -> None:
+def test_sampler_shards_are_disjoint_and_cover_the_epoch(
+    n: int, replicas: int, shuffle: bool
+) -> None:
     shards = [
-        DistributedSampler(n, num_replicas=replicas, rank=r, shuffle=shuffle, seed=3, drop_last=True)
+        DistributedSampler(
+            n, num_replicas=replicas, rank=r, shuffle=shuffle, seed=3, drop_last=True
+        )
         for r in range(replicas)
     ]
     seen = [set(s) for s in shards]
@@ -70,7 +77,7 @@ def test_pack_unpack_round_trip() -> None:
     flat = pack(np, arrays, extra=(5.0, 9.0))
     assert flat.shape == (14,)
     assert flat[-2:].tolist() == [5.0, 9.0]
-    for original, view in zip(arrays, unpack(flat, [a.shape for a in arrays])):
+    for original, view in zip(arrays, unpack(flat, [a.shape for a in arrays]), strict=True):
         np.testing.assert_array_equal(original, view)
 
 
@@ -95,7 +102,11 @@ def test_broadcast_makes_all_ranks_equal(ranks: int, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "mode, timeout, expected",
-    [("raise", "60", "boom on rank 1"), ("exit", "60", ""), ("hang", "3", "did not finish within 3 s")],
+    [
+        ("raise", "60", "boom on rank 1"),
+        ("exit", "60", ""),
+        ("hang", "3", "did not finish within 3 s"),
+    ],
 )
 def test_a_failing_rank_ends_every_rank(mode: str, timeout: str, expected: str) -> None:
     start = time.monotonic()

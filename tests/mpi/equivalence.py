@@ -25,7 +25,9 @@ def main() -> None:
     sizes = [3 + r for r in range(size)]  # uneven batches
     rng = np.random.default_rng(1)
     steps = 4
-    data = [(rng.standard_normal((sum(sizes), 5)), rng.integers(0, 3, sum(sizes))) for _ in range(steps)]
+    data = [
+        (rng.standard_normal((sum(sizes), 5)), rng.integers(0, 3, sum(sizes))) for _ in range(steps)
+    ]
     model = make_model()
     opt = optim.SGD(model.parameters(), lr=0.1, momentum=0.9, nesterov=True, weight_decay=1e-3)
     trainer = dist.DistributedTrainer(model, nn.CrossEntropyLoss(), opt, "cpu")
@@ -37,7 +39,9 @@ def main() -> None:
         losses.append(trainer.step(xb, yb))
     if rank == 0:
         ref = make_model()
-        ref_opt = optim.SGD(ref.parameters(), lr=0.1, momentum=0.9, nesterov=True, weight_decay=1e-3)
+        ref_opt = optim.SGD(
+            ref.parameters(), lr=0.1, momentum=0.9, nesterov=True, weight_decay=1e-3
+        )
         ref_losses = []
         for x, y in data:
             ref_opt.zero_grad()
@@ -47,9 +51,9 @@ def main() -> None:
             ref_losses.append(loss.item())
         diff = max(
             float(np.abs(p.detach().numpy() - q.detach().numpy()).max())
-            for p, q in zip(model.parameters(), ref.parameters())
+            for p, q in zip(model.parameters(), ref.parameters(), strict=True)
         )
-        loss_diff = max(abs(a - b) for a, b in zip(losses, ref_losses))
+        loss_diff = max(abs(a - b) for a, b in zip(losses, ref_losses, strict=True))
         with open(sys.argv[1], "w") as f:
             json.dump({"param_diff": diff, "loss_diff": loss_diff, "size": size}, f)
 
