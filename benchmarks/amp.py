@@ -3,10 +3,12 @@
 
 Models: the LeNet of the examples and the SmallVGG (width 32), on MNIST-shaped input.
 On a GPU, CuPy's float16 matrix multiplies run on tensor cores: the speed-up is the
-point. On the CPU, NumPy has no float16 BLAS and emulates float16 arithmetic, so
-autocast there is *slower*: it only demonstrates the numerics.
+point. On the CPU, NumPy has no float16 BLAS (the GEMMs then run in float32 on the
+float16 values, see ``ops/gemm.py``) and computes float16 elementwise ops in software,
+so autocast there is several times *slower*: it only demonstrates the numerics.
 
-Run: ``python benchmarks/amp.py [--device cuda] [--batch 256] [--steps 20]``.
+Run: ``python benchmarks/amp.py [--device cuda] [--batch 256] [--steps 20]``. On the CPU
+the defaults are small (LeNet, batch 64, 3 steps).
 """
 
 from __future__ import annotations
@@ -49,10 +51,14 @@ def step_time(model_name: str, use_amp: bool, device: str, batch: int, steps: in
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--device", default="cpu")
-    parser.add_argument("--batch", type=int, default=256)
-    parser.add_argument("--steps", type=int, default=20)
-    parser.add_argument("--models", default="LeNet,SmallVGG")
+    parser.add_argument("--batch", type=int, default=None, help="default 256 (GPU), 64 (CPU)")
+    parser.add_argument("--steps", type=int, default=None, help="default 20 (GPU), 3 (CPU)")
+    parser.add_argument("--models", default=None, help="default LeNet,SmallVGG (GPU), LeNet (CPU)")
     args = parser.parse_args()
+    on_cpu = mta.Device(args.device).type == "cpu"  # float16 is several times slower there
+    args.batch = args.batch or (64 if on_cpu else 256)
+    args.steps = args.steps or (3 if on_cpu else 20)
+    args.models = args.models or ("LeNet" if on_cpu else "LeNet,SmallVGG")
     print(f"training step, batch {args.batch}, on {args.device}: float32 vs autocast float16")
     print(f"{'model':<10} {'float32 ms':>11} {'float16 ms':>11} {'speed-up':>9}")
     for name in args.models.split(","):
@@ -60,7 +66,7 @@ def main() -> None:
         fp16 = step_time(name, True, args.device, args.batch, args.steps)
         print(f"{name:<10} {fp32 * 1e3:>11.2f} {fp16 * 1e3:>11.2f} {fp32 / fp16:>8.2f}x")
     if mta.Device(args.device).type == "cpu":
-        print("(CPU: NumPy emulates float16 without a BLAS; a speed-up needs a GPU's tensor cores)")
+        print("(CPU: NumPy computes float16 in software; a speed-up needs a GPU's tensor cores)")
 
 
 if __name__ == "__main__":

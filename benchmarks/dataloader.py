@@ -53,26 +53,64 @@ def main() -> None:
     cases: list[tuple[str, Callable[[], DataLoader]]] = [
         ("arrays, in order", lambda: DataLoader(plain, bs)),
         ("arrays, shuffled", lambda: DataLoader(plain, bs, shuffle=True, seed=0)),
-        ("sample by sample, shuffled",
-         lambda: DataLoader(with_transform, bs, shuffle=True, seed=0)),
-        ("arrays, shuffled, to cpu:1 (thread)",
-         lambda: DataLoader(plain, bs, shuffle=True, seed=0, device="cpu:1")),
+        (
+            "sample by sample, shuffled",
+            lambda: DataLoader(with_transform, bs, shuffle=True, seed=0),
+        ),
+        (
+            "arrays, shuffled, to cpu:1 (thread)",
+            lambda: DataLoader(plain, bs, shuffle=True, seed=0, device="cpu:1"),
+        ),
     ]
     if args.device:
-        cases.append((f"arrays, shuffled, to {args.device} (thread)",
-                      lambda: DataLoader(plain, bs, shuffle=True, seed=0, device=args.device)))
+        cases.append(
+            (
+                f"arrays, shuffled, to {args.device} (thread)",
+                lambda: DataLoader(plain, bs, shuffle=True, seed=0, device=args.device),
+            )
+        )
 
-    print(f"DataLoader on MNIST(sample=True): {len(plain)} images, batch {bs}, "
-          f"best of {args.epochs} epochs")
+    print(
+        f"DataLoader on MNIST(sample=True): {len(plain)} images, batch {bs}, "
+        f"best of {args.epochs} epochs"
+    )
     print(f"{'case':<44} {'samples/s':>12} {'ms/batch':>9}")
     for name, make in cases:
         rate = samples_per_second(make, args.epochs)
         print(f"{name:<44} {rate:>12,.0f} {1000 * bs / rate:>9.3f}")
     image_mb = np.prod(plain.arrays[0].shape[1:]) * 4 * bs / 2**20
     print(f"(one batch of images is {image_mb:.2f} MiB of float32)")
-    # TODO(lead): add the LeNet training step time (s/batch at batch 256, CPU and GPU)
-    # here, so the table shows the loader's ms/batch next to the step it has to feed.
-    print("LeNet training step for comparison: not measured yet (placeholder).")
+    step_device = args.device or "cpu"
+    step_rate = lenet_samples_per_second(bs, step_device)
+    print(
+        f"{'LeNet training step on ' + step_device + ' (the consumer)':<44} {step_rate:>12,.0f} "
+        f"{1000 * bs / step_rate:>9.3f}"
+    )
+    loader_rate = samples_per_second(lambda: DataLoader(plain, bs, shuffle=True, seed=0), 2)
+    print(f"loader / step throughput: {loader_rate / step_rate:.0f}x (target: at least 20x)")
+
+
+def lenet_samples_per_second(batch: int, device: str, steps: int = 10) -> float:
+    """Samples per second of the LeNet training step (forward, loss, backward, SGD)."""
+    import minitorch_accel as mta
+    from minitorch_accel import nn, optim
+    from minitorch_accel.models import LeNet
+    from minitorch_accel.utils import benchmark
+
+    mta.manual_seed(0)
+    model = LeNet().to(device)
+    opt = optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    images, labels = MNIST(sample=True).arrays
+    x = mta.tensor(images[:batch], device=device)
+    y = mta.tensor(labels[:batch], device=device)
+
+    def step() -> None:
+        opt.zero_grad()
+        nn.functional.cross_entropy(model(x), y).backward()
+        opt.step()
+
+    seconds = benchmark(step, device=mta.Device(device), warmup=2, repeat=steps).median
+    return batch / seconds
 
 
 if __name__ == "__main__":

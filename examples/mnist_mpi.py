@@ -1,10 +1,10 @@
 """Train LeNet data-parallel over MPI processes on the embedded MNIST sample.
 
-Run: ``mpiexec -n 2 python examples/mnist_mpi.py`` (add ``--device cuda`` for one GPU per
-process: rank r uses ``cuda:r``). Each rank reads its own part of every epoch
-(DistributedSampler), gradients are averaged over the ranks in one all-reduce per step,
-and rank 0 evaluates, prints and writes checkpoints. ``--resume`` continues from one,
-with any number of processes.
+Run: ``mpiexec -n 2 python examples/mnist_mpi.py`` (add ``--device cuda`` for one GPU
+per process: the r-th process of each machine uses ``cuda:r``). Each rank reads its own
+part of every epoch (DistributedSampler), gradients are averaged over the ranks in one
+all-reduce per step, and rank 0 evaluates, prints and writes checkpoints. ``--resume``
+continues from one, with any number of processes.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def main() -> None:
 
     dist.init()
     rank, size = dist.rank(), dist.world_size()
-    device = f"cuda:{rank}" if args.device == "cuda" else args.device
+    device = f"cuda:{dist.local_rank()}" if args.device == "cuda" else args.device
     mta.manual_seed(args.seed)
     train_set, test_set = MNIST(sample=True, train=True), MNIST(sample=True, train=False)
     sampler = dist.DistributedSampler(len(train_set), seed=args.seed)

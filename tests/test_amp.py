@@ -169,3 +169,40 @@ def test_scaler_state_dict_round_trip_and_disabled() -> None:
     assert off.scale(loss) is loss and off.get_scale() == 1.0 and off.state_dict() == {}
     with pytest.raises(ValueError, match="growth_factor"):
         GradScaler(growth_factor=1.0)
+
+
+def _train_lenet(use_amp: bool, train_n: int = 2000, epochs: int = 2) -> float:
+    """Test accuracy of LeNet trained on part of the embedded sample."""
+    from minitorch_accel import nn, optim
+    from minitorch_accel.data import DataLoader, TensorDataset
+    from minitorch_accel.datasets import MNIST
+    from minitorch_accel.models import LeNet
+
+    mta.manual_seed(0)
+    images, labels = MNIST(sample=True, normalize=True).arrays
+    test_images, test_labels = MNIST(sample=True, train=False, normalize=True).arrays
+    loader = DataLoader(TensorDataset(images[:train_n], labels[:train_n]), 64, shuffle=True, seed=0)
+    model = LeNet()
+    opt = optim.Adam(model.parameters(), lr=2e-3)
+    scaler = GradScaler(enabled=use_amp)
+    loss_fn = nn.CrossEntropyLoss()
+    for _ in range(epochs):
+        for x, y in loader:
+            opt.zero_grad()
+            with autocast(enabled=use_amp):
+                loss = loss_fn(model(x), y)
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+    model.eval()
+    with mta.no_grad(), autocast(enabled=use_amp):
+        predicted = model(mta.tensor(test_images)).argmax(1).numpy()
+    return float((predicted == test_labels).mean())
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # the scaler backs off
+def test_lenet_with_autocast_matches_float32_accuracy() -> None:
+    fp32 = _train_lenet(use_amp=False)
+    fp16 = _train_lenet(use_amp=True)
+    assert fp32 > 0.9
+    assert abs(fp16 - fp32) <= 0.01, (fp16, fp32)

@@ -97,7 +97,8 @@ def test_broadcast_makes_all_ranks_equal(ranks: int, tmp_path: Path) -> None:
     out = tmp_path / "result.json"
     proc = _run(ranks, "broadcast.py", str(out))
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert json.loads(out.read_text()) == {"equal": True, "size": ranks}
+    expected = {"equal": True, "size": ranks, "local": list(range(ranks))}
+    assert json.loads(out.read_text()) == expected
 
 
 @pytest.mark.parametrize(
@@ -116,3 +117,18 @@ def test_a_failing_rank_ends_every_rank(mode: str, timeout: str, expected: str) 
     assert "rank 0 finished" not in proc.stdout
     assert expected in proc.stderr
     assert elapsed < 60
+
+
+@pytest.mark.parametrize("first, second", [(2, 3), (3, 2)])
+def test_checkpoint_by_rank_0_resumes_on_another_world_size(
+    first: int, second: int, tmp_path: Path
+) -> None:
+    checkpoint, out = tmp_path / "state.ckpt", tmp_path / "result.json"
+    proc = _run(first, "resume.py", "first", str(checkpoint), str(out))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert checkpoint.exists() and not list(tmp_path.glob("*.tmp*"))
+    proc = _run(second, "resume.py", "second", str(checkpoint), str(out))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads(out.read_text())
+    assert result["size"] == second
+    assert result["param_diff"] < 1e-10

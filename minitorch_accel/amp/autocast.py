@@ -38,8 +38,10 @@ class autocast:
 
     Parameters stay float32 (the *master weights*); they are cast on the fly, and since
     the casts are recorded, their gradients arrive in float32. On a GPU, CuPy's float16
-    matmul runs on tensor cores with float32 accumulation. On the CPU NumPy emulates
-    float16, which is *slower* than float32: autocast there only demonstrates numerics.
+    matmul runs on tensor cores with float32 accumulation. On the CPU the GEMMs run in
+    float32 on the float16 values (NumPy has no float16 BLAS) and float16 elementwise
+    ops run in software, several times *slower* than float32: autocast there only
+    demonstrates the numerics.
 
     Parameters
     ----------

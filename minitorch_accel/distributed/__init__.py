@@ -13,6 +13,7 @@ from .comm import (
     broadcast_object,
     init,
     is_initialized,
+    local_rank,
     rank,
     world_size,
 )
@@ -33,6 +34,7 @@ __all__ = [
     "broadcast_parameters",
     "init",
     "is_initialized",
+    "local_rank",
     "load_checkpoint",
     "pack",
     "rank",

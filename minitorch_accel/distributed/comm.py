@@ -87,6 +87,18 @@ def world_size() -> int:
     return 1 if _world.comm is None else int(_world.comm.Get_size())
 
 
+def local_rank() -> int:
+    """This process's rank among the processes on the same machine (0 when not
+    initialized): with one process per GPU, rank ``r`` of a node uses ``cuda:r``."""
+    if _world.comm is None:
+        return 0
+    node = _world.comm.Split_type(_world.mpi.COMM_TYPE_SHARED)
+    try:
+        return int(node.Get_rank())
+    finally:
+        node.Free()
+
+
 def abort(message: str, code: int = 1) -> None:
     """Print ``message`` with this rank and end every process of the job."""
     sys.stderr.write(f"[rank {rank()}] {message}\n")

@@ -17,6 +17,7 @@ from .. import autocast_state
 from ..autograd import Function
 from ..ops.dropout import dropout
 from ..ops.elementwise import relu
+from ..ops.gemm import gemm
 from ..ops.loss import cross_entropy, mse_loss, nll_loss
 from ..ops.norm import batch_norm
 from ..ops.reduce import log_softmax, softmax
@@ -53,7 +54,7 @@ class Linear(Function):
     """``y = x @ weight.T + bias`` over the last dim of ``x``, as one node."""
 
     def forward(self, x: Any, weight: Any, bias: Any) -> Any:
-        out = x @ weight.T
+        out = gemm(self.xp, x, weight.T)
         if bias is not None:
             out += bias
         return out

@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy
 
+from .gemm import gemm
+
 Array = Any
 """A NumPy or CuPy ndarray (the backends share no common static type)."""
 IntPair = int | tuple[int, int]
@@ -342,7 +344,7 @@ def conv2d_forward(xp: Any, x: Array, w: Array, b: Array | None = None, stride: 
     y_rows = buffer_cache.empty(xp, (geo.rows, o), x.dtype)
     for gi in range(groups):
         a = cols.matrix[gi] if geo.channels_last else cols.matrix[gi].T
-        xp.matmul(a, w_mat[gi].T, out=y_rows[:, gi * og:(gi + 1) * og])
+        gemm(xp, a, w_mat[gi].T, out=y_rows[:, gi * og:(gi + 1) * og])
     if b is not None and not bias_in_gemm:
         y_rows += b
     n, _, oh, ow = geo.y_shape
@@ -381,10 +383,10 @@ def conv2d_grad_input(xp: Any, grad_y: Array, w: Array, x_shape: tuple[int, ...]
                 target = window(gx[:, gi * cg:(gi + 1) * cg], i * dh, j * dw, geo.stride,
                                 geo.out_hw)
                 if geo.channels_last:
-                    xp.matmul(gy_g, w5[gi, :, i, j, :], out=part)
+                    gemm(xp, gy_g, w5[gi, :, i, j, :], out=part)
                     target += part.reshape(n, oh, ow, cg).transpose(0, 3, 1, 2)
                 else:
-                    xp.matmul(w5[gi, :, i, j, :].T, gy_g.T, out=part)
+                    gemm(xp, w5[gi, :, i, j, :].T, gy_g.T, out=part)
                     target += part.reshape(cg, n, oh, ow).transpose(1, 0, 2, 3)
     return gx[:, :, ph:ph + h, pw:pw + wd]
 
@@ -421,9 +423,9 @@ def conv2d_grad_weight(xp: Any, grad_y: Array, x_or_cols: Array | Cols,
         # among its threads, and with the larger dim first it is faster and far less
         # hurt by other processes competing for the cores (measured: 3-5x at the median).
         if k >= og:
-            gw[gi] = xp.matmul(cols_g.T, gy_g).T
+            gw[gi] = gemm(xp, cols_g.T, gy_g).T
         else:
-            xp.matmul(gy_g.T, cols_g, out=gw[gi])
+            gemm(xp, gy_g.T, cols_g, out=gw[gi])
     return xp.ascontiguousarray(
         gw.reshape(groups, og, kh, kw, cg).transpose(0, 1, 4, 2, 3)).reshape(o, cg, kh, kw)
 
@@ -433,5 +435,5 @@ def conv2d_grad_bias(xp: Any, grad_y: Array) -> Array:
     n, o, oh, ow = grad_y.shape
     rows = grad_y.transpose(0, 2, 3, 1)
     if _has_layout(rows, NCHW):  # a GEMV is far faster than a strided sum on NumPy
-        return xp.matmul(xp.ones(n * oh * ow, grad_y.dtype), rows.reshape(-1, o))
+        return gemm(xp, xp.ones(n * oh * ow, grad_y.dtype), rows.reshape(-1, o))
     return grad_y.sum(axis=(0, 2, 3))

@@ -7,13 +7,14 @@ from typing import Any
 from .. import autocast_state
 from ..autograd import Function
 from ..tensor import Tensor
+from .gemm import gemm
 
 
 class MatMul(Function):
     """``a @ b`` for inputs of 2 or more dims (1-D inputs are promoted by :func:`matmul`)."""
 
     def forward(self, a: Any, b: Any) -> Any:
-        return self.xp.matmul(a, b)
+        return gemm(self.xp, a, b)
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         a, b = self.inputs

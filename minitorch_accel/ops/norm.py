@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import autocast_state
 from ..autograd import Function, is_grad_enabled
 from ..tensor import Tensor
 from .conv_kernels import empty_with_layout, physical_order
@@ -210,6 +211,7 @@ def batch_norm(
         raise ValueError(f"batch_norm: expected an input of shape (N, C, ...), got {input.shape}")
     if input.dtype.kind != "f":
         raise TypeError(f"batch_norm: input must be floating point, got {input.dtype}")
+    input = autocast_state.to_float32(input)  # under autocast: statistics in float32
     if (running_mean is None) != (running_var is None):
         raise ValueError("batch_norm: give both running_mean and running_var, or neither")
     for name, stat in (("running_mean", running_mean), ("running_var", running_var)):

@@ -17,10 +17,11 @@ def main() -> None:
     dist.broadcast_parameters(model)
     mine = np.concatenate([t.detach().numpy().ravel() for t in model.state_dict().values()])
     everyone = comm.gather(mine, root=0)
+    local = comm.gather(dist.local_rank(), root=0)  # one machine: local rank == rank
     if dist.rank() == 0:
         equal = all(np.array_equal(everyone[0], other) for other in everyone[1:])
         with open(sys.argv[1], "w") as f:
-            json.dump({"equal": equal, "size": dist.world_size()}, f)
+            json.dump({"equal": equal, "size": dist.world_size(), "local": local}, f)
 
 
 if __name__ == "__main__":
