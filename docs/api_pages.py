@@ -39,7 +39,8 @@ class Page:
 PAGES: tuple[Page, ...] = (
     Page("tensor", "Tensors and autograd",
          "What a tensor is, how to make one, and the engine that differentiates.",
-         ("minitorch_accel.tensor", "minitorch_accel.factories", "minitorch_accel.autograd",
+         ("minitorch_accel.tensor", "minitorch_accel.tensor_data", "minitorch_accel.factories",
+          "minitorch_accel.autograd",
           "minitorch_accel.convert", "minitorch_accel.serialization",
           "minitorch_accel.dlpack")),
     Page("ops", "Ops",
@@ -107,7 +108,8 @@ def public_names(module: ModuleType) -> list[str]:
     for name, obj in vars(module).items():
         if name.startswith("_") or inspect.ismodule(obj):
             continue
-        if getattr(obj, "__module__", "").startswith(module.__name__):
+        defined_in = getattr(obj, "__module__", "") or ""
+        if defined_in == module.__name__ or defined_in.startswith(module.__name__ + "."):
             found.append(name)
     return found
 

@@ -1,15 +1,15 @@
 """The Tensor: a backend array, the device it lives on, and its place in the graph.
 
-Operators and methods delegate to the functions of :mod:`minitorch_accel.ops`; this file
-holds what a tensor *is* (data, device, dtype, gradient, graph edge), how tensors are
-made, and how they move between devices.
+What a tensor holds, and reading it back, is :class:`~minitorch_accel.tensor_data.TensorData`;
+this file adds how tensors are made, how they move between devices, backward, and the
+operators and methods, which delegate to the functions of :mod:`minitorch_accel.ops`.
 """
 
 from __future__ import annotations
 
 import builtins
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -17,14 +17,10 @@ from . import autograd
 from .autograd import Function, is_grad_enabled, run_backward
 from .backends import Device, DeviceLike
 from .convert import DTypeLike, as_dtype, move_array, to_array
-
-if TYPE_CHECKING:
-    from .backends import Backend
-
-HOST = Device("cpu")
+from .tensor_data import HOST, TensorData
 
 
-class Tensor:
+class Tensor(TensorData):
     """An n-dimensional array on a device, with optional gradient tracking.
 
     Parameters
@@ -48,14 +44,7 @@ class Tensor:
     tensor([2., 4., 6.])
     """
 
-    __slots__ = ("data", "grad", "requires_grad", "device", "_node", "__weakref__")
-    __array_priority__ = 1000  # so that ndarray + Tensor defers to Tensor.__radd__
-
-    data: Any
-    grad: Tensor | None
-    requires_grad: bool
-    device: Device
-    _node: Function | None
+    __slots__ = ()
 
     def __init__(
         self,
@@ -76,147 +65,11 @@ class Tensor:
         if requires_grad:
             self.requires_grad_(True)
 
-    @classmethod
-    def _make(cls, data: Any, device: Device, requires_grad: bool, node: Function | None) -> Tensor:
-        """Wrap a backend array without any checks (the hot path of every op)."""
-        t = object.__new__(cls)
-        t.data = data
-        t.device = device
-        t.requires_grad = requires_grad
-        t.grad = None
-        t._node = node
-        return t
-
-    # ---------------------------------------------------------------- properties
-    @property
-    def shape(self) -> tuple[int, ...]:
-        """The size of each dimension."""
-        return tuple(self.data.shape)
-
-    @property
-    def ndim(self) -> int:
-        """The number of dimensions."""
-        return int(self.data.ndim)
-
-    @property
-    def dtype(self) -> np.dtype[Any]:
-        """The element type (a NumPy dtype, also for CuPy tensors)."""
-        return self.data.dtype  # type: ignore[no-any-return]
-
-    @property
-    def size(self) -> int:
-        """The number of elements (also :meth:`numel`)."""
-        return int(self.data.size)
-
-    def numel(self) -> int:
-        """The number of elements."""
-        return int(self.data.size)
-
-    @property
-    def nbytes(self) -> int:
-        """Bytes held by the elements."""
-        return int(self.data.nbytes)
-
-    @property
-    def grad_fn(self) -> Function | None:
-        """The op that produced this tensor, or None for a leaf."""
-        return self._node
-
-    @property
-    def is_leaf(self) -> bool:
-        """True if the tensor was not produced by a recorded op."""
-        return self._node is None
-
-    @property
-    def backend(self) -> Backend:
-        """The backend of this tensor's device."""
-        return self.device.backend
-
-    @property
-    def xp(self) -> Any:
-        """The array module of this tensor (``numpy`` or ``cupy``)."""
-        return self.device.backend.xp
-
-    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
-        """Set :attr:`requires_grad` in place and return self."""
-        if requires_grad and self.dtype.kind != "f":
-            raise RuntimeError(
-                f"only floating-point tensors can require gradients, this one is {self.dtype}"
-                "; convert it first, e.g. x.float()"
-            )
-        if not requires_grad and self._node is not None:
-            raise RuntimeError("requires_grad can only be turned off on leaf tensors; use detach()")
-        self.requires_grad = bool(requires_grad)
-        return self
-
-    # ---------------------------------------------------------------- conversion
-    def numpy(self) -> np.ndarray:
-        """The values as a NumPy array (a copy from the GPU; shares memory on the CPU)."""
-        if self.requires_grad:
-            raise RuntimeError(
-                "can't call numpy() on a tensor that requires grad; use .detach().numpy()"
-            )
-        return self.device.backend.to_host(self.data)
-
-    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        array = self.device.backend.to_host(self.data)
-        return array if dtype is None else array.astype(dtype, copy=False)
-
-    def item(self) -> Any:
-        """The value of a one-element tensor as a Python number."""
-        if self.size != 1:
-            raise ValueError(
-                f"item() needs a tensor with one element, this one has shape {self.shape}"
-            )
-        return self.device.backend.to_host(self.data).reshape(()).item()
-
-    def tolist(self) -> Any:
-        """The values as (nested) Python lists."""
-        return self.device.backend.to_host(self.data).tolist()
-
-    def __float__(self) -> float:
-        return float(self.item())
-
-    def __int__(self) -> int:
-        return int(self.item())
-
-    def __bool__(self) -> bool:
-        if self.size != 1:
-            raise RuntimeError(
-                f"the truth value of a tensor with shape {self.shape} is ambiguous; use "
-                ".any() or .all()"
-            )
-        return bool(self.item())
-
-    def __len__(self) -> int:
-        if self.ndim == 0:
-            raise TypeError("len() of a 0-d tensor")
-        return int(self.data.shape[0])
+    __hash__ = object.__hash__
 
     def __iter__(self) -> Iterator[Tensor]:
         for i in range(len(self)):
             yield self[i]
-
-    __hash__ = object.__hash__
-
-    def __repr__(self) -> str:
-        values = np.array2string(
-            self.device.backend.to_host(self.data),
-            separator=", ",
-            prefix="tensor(",
-            precision=4,
-            threshold=200,
-        )
-        extras = []
-        if self.device is not HOST:
-            extras.append(f"device='{self.device}'")
-        if self.dtype not in (np.float32, np.int64, np.bool_) or self.size == 0:
-            extras.append(f"dtype={self.dtype}")
-        if self._node is not None:
-            extras.append(f"grad_fn={self._node!r}")
-        elif self.requires_grad:
-            extras.append("requires_grad=True")
-        return "tensor(" + ", ".join([values, *extras]) + ")"
 
     # ---------------------------------------------------------------- devices, dtypes
     def to(
@@ -272,34 +125,7 @@ class Tensor:
         """This tensor as int64."""
         return self.to(dtype=np.int64)
 
-    # ---------------------------------------------------------------- DLPack
-    def __dlpack__(
-        self,
-        *,
-        stream: Any = None,
-        max_version: tuple[int, int] | None = None,
-        dl_device: Any = None,
-        copy: bool | None = None,
-    ) -> Any:
-        """Export the data as a DLPack capsule (zero-copy exchange with NumPy, CuPy,
-        PyTorch); see :mod:`minitorch_accel.dlpack`."""
-        from .dlpack import export_capsule
-
-        return export_capsule(
-            self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy
-        )
-
-    def __dlpack_device__(self) -> tuple[int, int]:
-        """The DLPack device type and index of the data."""
-        from .dlpack import dlpack_device
-
-        return dlpack_device(self)
-
     # ---------------------------------------------------------------- autograd
-    def detach(self) -> Tensor:
-        """The same data, cut off from the graph (shares memory)."""
-        return Tensor._make(self.data, self.device, False, None)
-
     def clone(self) -> Tensor:
         """A copy of the data (differentiable)."""
         from .ops.elementwise import Clone
@@ -520,13 +346,14 @@ class Tensor:
         """See :func:`minitorch_accel.unsqueeze`."""
         return _S.unsqueeze(self, dim)
 
-    # ---------------------------------------------------------------- in place
-    def _check_inplace(self) -> None:
-        if self.requires_grad and is_grad_enabled():
-            raise RuntimeError(
-                "in-place update of a tensor that requires grad: wrap it in "
-                "`with minitorch_accel.no_grad():` (as optimizers do)"
-            )
+    # ---------------------------------------------------------------- in place (graph-aware)
+    def _as_data(self, value: Any) -> Any:
+        """``value`` as something this tensor's array accepts (on its device)."""
+        if isinstance(value, Tensor):
+            return value.to(self.device).data
+        if isinstance(value, np.ndarray) and self.device.type != "cpu":
+            return self.device.backend.asarray(value, self.device)
+        return value
 
     def __setitem__(self, index: Any, value: Any) -> None:
         from .ops.shape import raw_index
@@ -538,37 +365,6 @@ class Tensor:
         """Copy ``src``'s values into this tensor, in place (under ``no_grad``)."""
         self._check_inplace()
         self.data[...] = self._as_data(src)
-        return self
-
-    def _as_data(self, value: Any) -> Any:
-        """``value`` as something this tensor's array accepts (on its device)."""
-        if isinstance(value, Tensor):
-            return value.to(self.device).data
-        if isinstance(value, np.ndarray) and self.device.type != "cpu":
-            return self.device.backend.asarray(value, self.device)
-        return value
-
-    def fill_(self, value: builtins.float) -> Tensor:
-        """Set every element to ``value``, in place."""
-        self._check_inplace()
-        self.data.fill(value)
-        return self
-
-    def zero_(self) -> Tensor:
-        """Set every element to zero, in place."""
-        return self.fill_(0)
-
-    def add_(self, other: Tensor | builtins.float, alpha: builtins.float = 1.0) -> Tensor:
-        """``self += alpha * other``, in place."""
-        self._check_inplace()
-        values = other.data if isinstance(other, Tensor) else other
-        self.data += values if alpha == 1.0 else alpha * values
-        return self
-
-    def mul_(self, other: Tensor | builtins.float) -> Tensor:
-        """``self *= other``, in place."""
-        self._check_inplace()
-        self.data *= other.data if isinstance(other, Tensor) else other
         return self
 
 
