@@ -47,12 +47,14 @@ PAGES: tuple[Page, ...] = (
          "The math, written once for every backend through ``xp``. Each op is a "
          ":class:`~minitorch_accel.autograd.Function` with a forward on raw arrays and a "
          "backward written with tensor ops; the ``*_kernels`` modules hold the raw-array "
-         "kernels (im2col, col2im, pooling) that the convolution and pooling ops call.",
-         ("minitorch_accel.ops.elementwise", "minitorch_accel.ops.reduce",
+         "kernels (im2col, col2im, pooling) that the convolution and pooling ops call, "
+         "and ``layout`` the memory layouts and the buffer cache they share.",
+         ("minitorch_accel.ops.elementwise", "minitorch_accel.ops.operands",
+          "minitorch_accel.ops.compare", "minitorch_accel.ops.reduce",
           "minitorch_accel.ops.shape", "minitorch_accel.ops.matmul",
           "minitorch_accel.ops.conv", "minitorch_accel.ops.pool", "minitorch_accel.ops.loss",
           "minitorch_accel.ops.norm", "minitorch_accel.ops.dropout",
-          "minitorch_accel.ops.conv_kernels",
+          "minitorch_accel.ops.layout", "minitorch_accel.ops.conv_kernels",
           "minitorch_accel.ops.pool_kernels")),
     Page("backends", "Backends and devices",
          "Array backends (NumPy, CuPy), the registry, devices and the transfer counter.",

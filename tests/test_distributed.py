@@ -111,12 +111,14 @@ def test_broadcast_makes_all_ranks_equal(ranks: int, tmp_path: Path) -> None:
 )
 def test_a_failing_rank_ends_every_rank(mode: str, timeout: str, expected: str) -> None:
     start = time.monotonic()
-    proc = _run(2, "failure.py", mode, timeout, timeout=90)
+    proc = _run(2, "failure.py", mode, timeout, timeout=150)
     elapsed = time.monotonic() - start
     assert proc.returncode != 0
     assert "rank 0 finished" not in proc.stdout
     assert expected in proc.stderr
-    assert elapsed < 60
+    # Bounded: MPI_Abort ends the job at once; failing that, the collective deadline
+    # (20 s here) does. The margin covers starting Python twice on a loaded machine.
+    assert elapsed < 90
 
 
 @pytest.mark.parametrize("first, second", [(2, 3), (3, 2)])

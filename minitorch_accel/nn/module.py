@@ -16,6 +16,7 @@ from ..backends import DeviceLike
 from ..convert import DTypeLike
 from ..tensor import Tensor
 from .module_state import IncompatibleKeys, load_into, move_in_place, split_to_args
+from .module_tree import named_members, tree_repr, walk_modules
 from .parameter import Parameter
 
 M = TypeVar("M", bound="Module")
@@ -196,20 +197,7 @@ class Module:
 
         A module reachable along two paths is listed once.
         """
-        seen: set[int] = set()
-        stack: list[tuple[str, Module]] = [(prefix, self)]
-        while stack:
-            name, module = stack.pop()
-            if id(module) in seen:
-                continue
-            seen.add(id(module))
-            yield name, module
-            children = [
-                (f"{name}.{child_name}" if name else child_name, child)
-                for child_name, child in module._modules.items()
-                if child is not None
-            ]
-            stack.extend(reversed(children))
+        return walk_modules(self, prefix)
 
     def modules(self) -> Iterator[Module]:
         """This module and every submodule below it."""
@@ -232,14 +220,7 @@ class Module:
     def _named_members(
         self, registry: str, prefix: str, recurse: bool
     ) -> Iterator[tuple[str, Any]]:
-        owners = self.named_modules(prefix) if recurse else iter([(prefix, self)])
-        seen: set[int] = set()
-        for owner_name, owner in owners:
-            for name, member in owner.__dict__[registry].items():
-                if member is None or id(member) in seen:
-                    continue
-                seen.add(id(member))
-                yield (f"{owner_name}.{name}" if owner_name else name), member
+        return named_members(self, registry, prefix, recurse)
 
     def named_parameters(
         self, prefix: str = "", recurse: bool = True
@@ -408,13 +389,4 @@ class Module:
         return ""
 
     def __repr__(self) -> str:
-        extra = self.extra_repr()
-        lines = extra.split("\n") if extra else []
-        for name, module in self._modules.items():
-            text = repr(module).replace("\n", "\n  ")
-            lines.append(f"({name}): {text}")
-        if not lines:
-            return f"{type(self).__name__}()"
-        if len(lines) == 1 and not self._modules:
-            return f"{type(self).__name__}({lines[0]})"
-        return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"
+        return tree_repr(self)

@@ -2,6 +2,10 @@
 
 Binary ops broadcast like NumPy; the autograd engine sums each gradient back to the
 shape of its input, so a backward here returns full-shape gradients.
+
+How scalars become operands and which dtype two operands share live in
+:mod:`~minitorch_accel.ops.operands`; the comparisons (bool results, no gradient) in
+:mod:`~minitorch_accel.ops.compare`. Both are importable from here as well.
 """
 
 from __future__ import annotations
@@ -12,91 +16,21 @@ import numpy as np
 
 from ..autograd import Function, is_grad_enabled
 from ..tensor import Tensor
-
-Operand = Any  # a Tensor or a Python/NumPy scalar
-
-
-def _scalar_dtype(tensor_dtype: np.dtype[Any], value: Any) -> Any:
-    """The dtype a Python scalar takes next to a tensor (PyTorch's rule)."""
-    if tensor_dtype.kind == "f":
-        return tensor_dtype
-    if isinstance(value, (float, np.floating)):
-        return np.float32
-    if tensor_dtype.kind == "b" and not isinstance(value, (bool, np.bool_)):
-        return np.int64
-    return tensor_dtype
-
-
-def as_operand(value: Operand, like: Tensor) -> Tensor:
-    """``value`` as a Tensor on ``like``'s device (scalars take a matching dtype)."""
-    if isinstance(value, Tensor):
-        return value
-    if isinstance(value, (int, float, bool, np.number, np.bool_)):
-        dtype = _scalar_dtype(like.dtype, value)
-        if like.device.type == "cpu":
-            array = like.xp.asarray(value, dtype=dtype)
-        else:  # created on the tensor's own GPU
-            array = like.device.backend.asarray(value, like.device, dtype)
-        return Tensor._make(array, like.device, False, None)
-    return Tensor(value, device=like.device)
-
-
-def _binary(cls: type[Function], a: Operand, b: Operand) -> Tensor:
-    if not isinstance(a, Tensor):
-        a = as_operand(a, b)
-    elif not isinstance(b, Tensor):
-        b = as_operand(b, a)
-    if a.data.dtype is not b.data.dtype:  # .data.dtype: no property call on the hot path
-        a, b = _promote(cls.__name__.lower(), a, b)
-    try:
-        return cls.apply(a, b)
-    except ValueError:
-        if a.device is b.device:
-            try:
-                np.broadcast_shapes(a.shape, b.shape)
-            except ValueError:
-                raise ValueError(
-                    f"{cls.__name__.lower()}: shapes {a.shape} and {b.shape} do not broadcast"
-                ) from None
-        raise
-
-
-def result_dtype(*dtypes: np.dtype[Any]) -> np.dtype[Any]:
-    """The dtype of an op on tensors of ``dtypes`` (PyTorch's rule, not NumPy's): next to
-    a float, integers and bools take that float's dtype (int64 with float32 gives
-    float32, not float64); otherwise NumPy's promotion applies.
-
-    Raises
-    ------
-    TypeError
-        For signed and unsigned integers whose only common type is a float (int64 and
-        uint64), which would silently lose precision.
-    """
-    floats = [d for d in dtypes if d.kind == "f"]
-    if floats:
-        return np.result_type(*floats)
-    result = np.result_type(*dtypes)
-    if result.kind == "f":
-        names = " and ".join(str(d) for d in dtypes)
-        raise TypeError(
-            f"dtypes {names} cannot be combined without losing precision; convert one of "
-            "them first with .to(dtype=...)"
-        )
-    return result
-
-
-def _promote(name: str, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
-    """``a`` and ``b`` converted so that NumPy computes in :func:`result_dtype`."""
-    try:
-        common = result_dtype(a.dtype, b.dtype)
-    except TypeError as exc:
-        raise TypeError(f"{name}: {exc}") from None
-    if common.kind == "f":  # cast the integer side, which NumPy would widen to float64
-        if a.dtype.kind in "iu":
-            a = a.to(dtype=common)
-        if b.dtype.kind in "iu":
-            b = b.to(dtype=common)
-    return a, b
+from .compare import _compare as _compare
+from .compare import eq as eq
+from .compare import ge as ge
+from .compare import gt as gt
+from .compare import le as le
+from .compare import logical_not as logical_not
+from .compare import lt as lt
+from .compare import ne as ne
+from .operands import Operand as Operand
+from .operands import _binary as _binary
+from .operands import _float_input as _float_input
+from .operands import _promote as _promote
+from .operands import _scalar_dtype as _scalar_dtype
+from .operands import as_operand as as_operand
+from .operands import result_dtype as result_dtype
 
 
 class Add(Function):
@@ -377,12 +311,6 @@ def pow(a: Operand, exponent: Operand) -> Tensor:
     return _binary(Pow, a, exponent)
 
 
-def _float_input(name: str, a: Tensor) -> Tensor:
-    if a.dtype.kind != "f":
-        return a.to(dtype=np.float32)
-    return a
-
-
 def exp(a: Tensor) -> Tensor:
     """``e ** a``."""
     return Exp.apply(_float_input("exp", a))
@@ -460,53 +388,3 @@ def where(condition: Tensor, a: Operand, b: Operand) -> Tensor:
                 f"where: shapes {condition.shape}, {a.shape} and {b.shape} do not broadcast"
             ) from None
         raise
-
-
-def _compare(ufunc: str, a: Operand, b: Operand) -> Tensor:
-    if not isinstance(a, Tensor):
-        a = as_operand(a, b)
-    b = as_operand(b, a)
-    if a.device is not b.device:
-        raise RuntimeError(
-            f"comparison: expected both tensors on one device, got {a.device} and {b.device}"
-        )
-    try:
-        result = getattr(a.xp, ufunc)(a.data, b.data)
-    except ValueError:
-        raise ValueError(f"{ufunc}: shapes {a.shape} and {b.shape} do not broadcast") from None
-    return Tensor._make(result, a.device, False, None)
-
-
-def eq(a: Operand, b: Operand) -> Tensor:
-    """``a == b`` elementwise (a bool tensor, no gradient)."""
-    return _compare("equal", a, b)
-
-
-def ne(a: Operand, b: Operand) -> Tensor:
-    """``a != b`` elementwise."""
-    return _compare("not_equal", a, b)
-
-
-def lt(a: Operand, b: Operand) -> Tensor:
-    """``a < b`` elementwise."""
-    return _compare("less", a, b)
-
-
-def le(a: Operand, b: Operand) -> Tensor:
-    """``a <= b`` elementwise."""
-    return _compare("less_equal", a, b)
-
-
-def gt(a: Operand, b: Operand) -> Tensor:
-    """``a > b`` elementwise."""
-    return _compare("greater", a, b)
-
-
-def ge(a: Operand, b: Operand) -> Tensor:
-    """``a >= b`` elementwise."""
-    return _compare("greater_equal", a, b)
-
-
-def logical_not(a: Tensor) -> Tensor:
-    """``~a`` for a bool tensor."""
-    return Tensor._make(a.xp.logical_not(a.data), a.device, False, None)

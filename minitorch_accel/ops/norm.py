@@ -23,7 +23,7 @@ import numpy as np
 from .. import autocast_state
 from ..autograd import Function, is_grad_enabled
 from ..tensor import Tensor
-from .conv_kernels import empty_with_layout, physical_order
+from .layout import empty_with_layout, physical_order
 
 
 def _const(array: Any, device: Any) -> Tensor:

@@ -7,7 +7,7 @@ running maximum of KH*KW views (for 2x2/stride 2, the maximum of four sub-grids)
 the backward pass needs no argmax index array.
 
 Outputs keep the memory layout of their input (channels-last stays channels-last; see
-:mod:`minitorch_accel.ops.conv_kernels`), and large buffers come from its buffer cache.
+:mod:`minitorch_accel.ops.layout`), and large buffers come from its buffer cache.
 """
 
 from __future__ import annotations
@@ -15,15 +15,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from minitorch_accel.ops.conv_kernels import (
+from minitorch_accel.ops.conv_kernels import IntPair, pair, window
+from minitorch_accel.ops.layout import (
     Array,
-    IntPair,
     buffer_cache,
     empty_with_layout,
     padded,
-    pair,
     physical_order,
-    window,
 )
 
 

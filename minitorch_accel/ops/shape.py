@@ -10,7 +10,7 @@ import numpy as np
 
 from ..autograd import Function
 from ..tensor import Tensor
-from .elementwise import result_dtype
+from .operands import result_dtype
 
 
 def normalize_dim(dim: int, ndim: int, op: str) -> int:

@@ -1,5 +1,4 @@
-"""Replicas: the model and its optimizer copied to each device, the thread that drives
-each tower, and the split of a batch.
+"""Replicas: the model and its optimizer copied to each device, and the split of a batch.
 
 A replica is a deep copy of the module *structure* (layers, their settings, hooks to
 the functional ops) whose parameters and buffers are fresh tensors on the replica's
@@ -9,10 +8,7 @@ device. It is built once; afterwards only the values travel, as flat buffers.
 from __future__ import annotations
 
 import copy
-import queue
-import threading
-from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
-from concurrent.futures import Future
+from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
@@ -274,46 +270,3 @@ def check_optimizer(optimizer: OptimizerLike, params: Sequence[Tensor], per_devi
             "reduce='device' copies the optimizer to every device and needs its state as "
             "a mapping keyed by parameter (as in minitorch_accel.optim)"
         )
-
-
-class TowerThread:
-    """One long-lived thread that drives one tower: it runs the work given to it, in
-    order, and hands each result (or exception) back through a ``Future``.
-
-    Starting a thread per step costs more than a small tower's forward pass; this one
-    is started once. It is a daemon, so a forgotten trainer never blocks the exit.
-    """
-
-    def __init__(self, name: str) -> None:
-        self._jobs: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any]] | None] = (
-            queue.SimpleQueue()
-        )
-        threading.Thread(target=self._loop, name=name, daemon=True).start()
-
-    def submit(self, work: Callable[[], T]) -> Future[T]:
-        """Queue ``work``; its result or exception arrives in the returned future."""
-        future: Future[T] = Future()
-        self._jobs.put((work, future))
-        return future
-
-    def stop(self) -> None:
-        """Let the thread end once the work already queued is done."""
-        self._jobs.put(None)
-
-    def _loop(self) -> None:
-        while (job := self._jobs.get()) is not None:
-            run_into(job[1], job[0])
-
-
-def run_into(future: Future[Any], work: Callable[[], Any]) -> None:
-    """Run ``work`` and put its result, or whatever it raised, into ``future``."""
-    try:
-        future.set_result(work())
-    except BaseException as exc:  # handed to the caller, which decides what to raise
-        future.set_exception(exc)
-
-
-def stop_threads(threads: Sequence[TowerThread]) -> None:
-    """Stop each of ``threads``."""
-    for thread in threads:
-        thread.stop()

@@ -21,15 +21,13 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future
 from dataclasses import dataclass
-from functools import partial
 from time import perf_counter
 from typing import Any, Generic, TypeVar
 
 import numpy as np
 
-from ..autograd import enable_grad, is_grad_enabled, set_grad_enabled
+from ..autograd import is_grad_enabled, set_grad_enabled
 from ..backends import Device, DeviceLike, transfer_stats
 from ..tensor import Tensor
 from .reduce import DeviceReducer, FlatLayout, HostLink, pinned_empty, weighted_sum
@@ -37,21 +35,18 @@ from .replicate import (
     ModuleLike,
     OptimizerLike,
     TowerTensors,
-    TowerThread,
     check_master,
     check_optimizer,
     copy_hyperparameters,
     copy_optimizer_state,
     replicate,
     replicate_optimizer,
-    run_into,
     shard_sizes,
     split_batch,
-    stop_threads,
 )
+from .threads import TowerThread, run_towers, stop_threads
 from .timings import StepTimings, TimingLog, TowerTiming
 
-R = TypeVar("R")
 M = TypeVar("M", bound=ModuleLike)
 LossFn = Callable[[Any, Any], Tensor]
 
@@ -236,8 +231,9 @@ class TowerTrainer(Generic[M]):
         # 4. and 5. every tower, in its own thread: receive, forward, backward, pack the
         # gradients (and send them to the host); 6. wait for all of them
         try:
-            results = self._run_towers(
-                "forward/backward", lambda i: self._tower(i, host_flat, x_shards[i], y_shards[i])
+            results = run_towers(
+                self.devices, self._threads, "forward/backward",
+                lambda i: self._tower(i, host_flat, x_shards[i], y_shards[i]),
             )
         except RuntimeError:
             self._restore_replica_buffers(saved)
@@ -256,8 +252,9 @@ class TowerTrainer(Generic[M]):
             reduced, seconds = self._reducer.all_reduce([r.flat for r in results], weights)
             phases.update({name: phases[name] + value for name, value in seconds.items()})
             grad_mode, tick = is_grad_enabled(), perf_counter()
-            self._run_towers(
-                "the update", lambda i: self._update_tower(i, reduced[i], has_grad, grad_mode)
+            run_towers(
+                self.devices, self._threads, "the update",
+                lambda i: self._update_tower(i, reduced[i], has_grad, grad_mode),
             )
         phases["update"] = perf_counter() - tick
         loss = float(sum(w * r.loss for w, r in zip(weights, results, strict=True)))
@@ -323,34 +320,6 @@ class TowerTrainer(Generic[M]):
         self._wait(self.devices[i])
 
     # ------------------------------------------------------------ threads
-    def _run_towers(self, what: str, work: Callable[[int], R]) -> list[R]:
-        """``work(i)`` for every tower, each in its thread and device context; wait for
-        all, then raise the first failure as a ``RuntimeError`` naming its device."""
-        calls = [partial(self._in_context, i, work) for i in range(len(self.devices))]
-        if self._threads:
-            futures = [t.submit(call) for t, call in zip(self._threads, calls, strict=True)]
-        else:  # one after another in this thread
-            futures = [Future() for _ in calls]
-            for call, future in zip(calls, futures, strict=True):
-                run_into(future, call)
-        outcomes = [(f.exception(), f) for f in futures]
-        failed = [(i, exc) for i, (exc, _) in enumerate(outcomes) if exc is not None]
-        if failed:
-            i, exc = failed[0]
-            if not isinstance(exc, Exception):
-                raise exc  # KeyboardInterrupt and the like pass through unchanged
-            also = f" ({len(failed) - 1} more tower(s) failed too)" if len(failed) > 1 else ""
-            raise RuntimeError(
-                f"tower {i} on device {self.devices[i]} failed during {what}: "
-                f"{type(exc).__name__}: {exc}{also}"
-            ) from exc
-        return [f.result() for _, f in outcomes]
-
-    def _in_context(self, i: int, work: Callable[[int], R]) -> R:
-        device = self.devices[i]
-        with device.backend.device_context(device), enable_grad():  # grad mode is per thread
-            return work(i)
-
     def _wait(self, device: Device) -> None:
         if self.profile:
             device.backend.synchronize(device)
