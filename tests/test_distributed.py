@@ -28,8 +28,12 @@ def _mpiexec() -> str:
     pytest.skip("no mpiexec found")
 
 
-def _run(n: int, script: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def _run(
+    n: int, script: str, *args: str, timeout: float = 120, abort_log: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
+    if abort_log is not None:
+        env["MINITORCH_ACCEL_ABORT_LOG"] = str(abort_log)
     return subprocess.run(
         [_mpiexec(), "-n", str(n), sys.executable, str(HERE / script), *args],
         capture_output=True,
@@ -104,18 +108,22 @@ def test_broadcast_makes_all_ranks_equal(ranks: int, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "mode, timeout, expected",
     [
-        ("raise", "60", "boom on rank 1"),
-        ("exit", "60", ""),
+        ("raise", "20", "boom on rank 1"),
+        ("exit", "20", ""),
         ("hang", "3", "did not finish within 3 s"),
     ],
 )
-def test_a_failing_rank_ends_every_rank(mode: str, timeout: str, expected: str) -> None:
+def test_a_failing_rank_ends_every_rank(
+    mode: str, timeout: str, expected: str, tmp_path: Path
+) -> None:
+    log = tmp_path / "abort.log"
     start = time.monotonic()
-    proc = _run(2, "failure.py", mode, timeout, timeout=150)
+    proc = _run(2, "failure.py", mode, timeout, timeout=150, abort_log=log)
     elapsed = time.monotonic() - start
     assert proc.returncode != 0
     assert "rank 0 finished" not in proc.stdout
-    assert expected in proc.stderr
+    if expected:  # the reason is printed, and kept in the abort log even if the launcher
+        assert expected in log.read_text()  # drops the output of a job it tears down
     # Bounded: MPI_Abort ends the job at once; failing that, the collective deadline
     # (20 s here) does. The margin covers starting Python twice on a loaded machine.
     assert elapsed < 90

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 import traceback
 from collections.abc import Callable
 from types import TracebackType
@@ -100,9 +101,19 @@ def local_rank() -> int:
 
 
 def abort(message: str, code: int = 1) -> None:
-    """Print ``message`` with this rank and end every process of the job."""
-    sys.stderr.write(f"[rank {rank()}] {message}\n")
+    """Print ``message`` with this rank and end every process of the job.
+
+    The message goes to stderr and, when the environment variable
+    ``MINITORCH_ACCEL_ABORT_LOG`` names a file, is appended to that file as well.
+    """
+    text = f"[rank {rank()}] {message}\n"
+    sys.stderr.write(text)
     sys.stderr.flush()
+    log = os.environ.get("MINITORCH_ACCEL_ABORT_LOG")
+    if log:  # launchers may drop a dying job's output: keep the reason in a file too
+        with open(log, "a") as f:
+            f.write(text)
+    time.sleep(0.5)  # let the launcher forward the message before the job is torn down
     if _world.comm is not None:
         _world.comm.Abort(code)
     os._exit(code)
