@@ -235,16 +235,20 @@ def run_backward(
     grads: dict[int, Tensor] = {}
     wanted = {id(t): t for t in capture} if capture is not None else None
     captured: dict[int, Tensor] = {}
-    nodes = []
-    for root, grad in zip(roots, grad_roots, strict=False):
-        if root._node is None:
-            _deliver(root, grad, wanted, captured)
+
+    def send(t: Tensor, g: Tensor) -> None:
+        """Route the gradient ``g`` of ``t``: into a leaf, or on to the node behind ``t``."""
+        if wanted is not None and id(t) in wanted:
+            _add(captured, id(t), g)
+        if t._node is None:
+            if wanted is None:
+                _accumulate_into_leaf(t, g)
         else:
-            if wanted is not None and id(root) in wanted:
-                captured[id(root)] = captured[id(root)] + grad if id(root) in captured else grad
-            key = id(root._node)
-            grads[key] = grads[key] + grad if key in grads else grad
-            nodes.append(root._node)
+            _add(grads, id(t._node), g)
+
+    for root, grad in zip(roots, grad_roots, strict=False):
+        send(root, grad)
+    nodes = [root._node for root in roots if root._node is not None]
     with set_grad_enabled(create_graph):
         for fn in _topological_order(nodes):
             grad_out = grads.pop(id(fn), None)
@@ -260,13 +264,7 @@ def run_backward(
                     g = sum_to_shape(g, t.shape)
                 if g.data.dtype is not t.data.dtype and g.data.dtype != t.data.dtype:
                     g = g.to(dtype=t.dtype)
-                if t._node is None:
-                    _deliver(t, g, wanted, captured)
-                else:
-                    key = id(t._node)
-                    if wanted is not None and id(t) in wanted:
-                        captured[id(t)] = captured[id(t)] + g if id(t) in captured else g
-                    grads[key] = grads[key] + g if key in grads else g
+                send(t, g)
             if not retain_graph:
                 fn.__dict__.clear()  # frees the saved arrays now, not at garbage collection
                 fn.inputs = ()
@@ -275,17 +273,14 @@ def run_backward(
     return [captured.get(id(t)) for t in capture]
 
 
-def _deliver(
-    leaf: Tensor,
-    grad: Tensor,
-    wanted: dict[int, Tensor] | None,
-    captured: dict[int, Tensor],
-) -> None:
-    if wanted is not None:
-        if id(leaf) in wanted:
-            key = id(leaf)
-            captured[key] = captured[key] + grad if key in captured else grad
-        return
+def _add(totals: dict[int, Tensor], key: int, grad: Tensor) -> None:
+    """``totals[key] += grad`` (out of place: the gradient may be someone else's too)."""
+    found = totals.get(key)
+    totals[key] = grad if found is None else found + grad
+
+
+def _accumulate_into_leaf(leaf: Tensor, grad: Tensor) -> None:
+    """``leaf.grad += grad``, storing an owned copy the first time."""
     if grad._node is not None:  # create_graph: keep the gradient's own graph
         leaf.grad = grad if leaf.grad is None else leaf.grad + grad
     elif leaf.grad is None:
