@@ -18,7 +18,15 @@ from .comm import (
     world_size,
 )
 from .sampler import DistributedSampler
-from .sync import allreduce_flat, allreduce_gradients, broadcast_parameters, pack, unpack
+from .sync import (
+    allreduce_flat,
+    allreduce_gradients,
+    broadcast_parameters,
+    pack,
+    pack_gradients,
+    unpack,
+    unpack_gradients,
+)
 from .trainer import DistributedTrainer, load_checkpoint, save_checkpoint
 
 __all__ = [
@@ -37,8 +45,10 @@ __all__ = [
     "local_rank",
     "load_checkpoint",
     "pack",
+    "pack_gradients",
     "rank",
     "save_checkpoint",
     "unpack",
+    "unpack_gradients",
     "world_size",
 ]

@@ -120,6 +120,20 @@ def broadcast_parameters(model: Any, root: int = 0) -> None:
                 )
 
 
+def pack_gradients(params: Sequence[Tensor], extra: Sequence[float] = ()) -> Tensor:
+    """One flat buffer (on the parameters' device) holding every parameter's gradient
+    (zeros where there is none), then ``extra`` values."""
+    xp, device = params[0].xp, params[0].device
+    grads = [p.grad.data if p.grad is not None else xp.zeros(p.shape, p.dtype) for p in params]
+    return Tensor._make(pack(xp, grads, extra=extra), device, False, None)
+
+
+def unpack_gradients(params: Sequence[Tensor], flat: Tensor) -> None:
+    """Set each parameter's ``.grad`` to its view of ``flat`` (extra values are ignored)."""
+    for p, view in zip(params, unpack(flat.data, [p.shape for p in params]), strict=True):
+        p.grad = Tensor._make(view, flat.device, False, None)
+
+
 def allreduce_gradients(model: Any, weight: float | None = None) -> None:
     """Average the gradients of ``model``'s parameters over all ranks (one message).
 
@@ -133,11 +147,7 @@ def allreduce_gradients(model: Any, weight: float | None = None) -> None:
     params = [p for p in model.parameters() if p.requires_grad]
     if not params:
         return
-    share = 1.0 / comm.world_size() if weight is None else float(weight)
-    xp, device = params[0].xp, params[0].device
-    grads = [p.grad.data if p.grad is not None else xp.zeros(p.shape, p.dtype) for p in params]
-    flat = Tensor._make(pack(xp, grads), device, False, None)
-    flat.data *= share
+    flat = pack_gradients(params)
+    flat.data *= 1.0 / comm.world_size() if weight is None else float(weight)
     allreduce_flat(flat)
-    for p, view in zip(params, unpack(flat.data, [p.shape for p in params]), strict=True):
-        p.grad = Tensor._make(view, device, False, None)
+    unpack_gradients(params, flat)

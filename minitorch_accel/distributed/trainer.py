@@ -9,7 +9,7 @@ from typing import Any
 from ..backends import Device, DeviceLike
 from ..tensor import Tensor
 from . import comm
-from .sync import allreduce_flat, broadcast_parameters, pack, unpack
+from .sync import allreduce_flat, broadcast_parameters, pack_gradients, unpack_gradients
 
 
 class DistributedTrainer:
@@ -53,18 +53,12 @@ class DistributedTrainer:
         loss = self.loss_fn(self.model(inputs.to(self.device)), targets.to(self.device))
         loss.backward()
         params = [p for p in self.model.parameters() if p.requires_grad]
-        xp = self.device.xp
-        grads = [p.grad.data if p.grad is not None else xp.zeros(p.shape, p.dtype) for p in params]
         # one message: every gradient times this rank's batch size, the batch size, the loss
-        flat = Tensor._make(
-            pack(xp, grads, extra=(1.0, float(loss.item()))), self.device, False, None
-        )
+        flat = pack_gradients(params, extra=(1.0, float(loss.item())))
         flat.data *= local
         allreduce_flat(flat)
-        total = float(flat.data[-2])
-        flat.data /= total
-        for p, view in zip(params, unpack(flat.data, [p.shape for p in params]), strict=True):
-            p.grad = Tensor._make(view, self.device, False, None)
+        flat.data /= float(flat.data[-2])  # the total batch size over all ranks
+        unpack_gradients(params, flat)
         self.optimizer.step()
         return float(flat.data[-1])
 
