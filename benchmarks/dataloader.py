@@ -91,24 +91,13 @@ def main() -> None:
 
 
 def lenet_samples_per_second(batch: int, device: str, steps: int = 10) -> float:
-    """Samples per second of the LeNet training step (forward, loss, backward, SGD)."""
+    """Samples per second of the LeNet training step of ``benchmarks/lenet_step.py``."""
+    from lenet_step import ours_step  # the step that benchmark times, from this folder
+
     import minitorch_accel as mta
-    from minitorch_accel import nn, optim
-    from minitorch_accel.models import LeNet
     from minitorch_accel.utils import benchmark
 
-    mta.manual_seed(0)
-    model = LeNet().to(device)
-    opt = optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    images, labels = MNIST(sample=True).arrays
-    x = mta.tensor(images[:batch], device=device)
-    y = mta.tensor(labels[:batch], device=device)
-
-    def step() -> None:
-        opt.zero_grad()
-        nn.functional.cross_entropy(model(x), y).backward()
-        opt.step()
-
+    step = ours_step(batch, device)
     seconds = benchmark(step, device=mta.Device(device), warmup=2, repeat=steps).median
     return batch / seconds
 
