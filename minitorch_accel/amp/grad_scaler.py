@@ -54,7 +54,6 @@ class GradScaler:
         self.growth_interval = int(growth_interval)
         self._growth_tracker = 0
         self._found_inf: dict[int, bool] = {}  # per optimizer, since the last update()
-        self._stepped: set[int] = set()
 
     def get_scale(self) -> float:
         """The current scale (1.0 when disabled)."""
@@ -98,7 +97,6 @@ class GradScaler:
             return optimizer.step(*args, **kwargs)
         if id(optimizer) not in self._found_inf:
             self.unscale_(optimizer)
-        self._stepped.add(id(optimizer))
         if self._found_inf[id(optimizer)]:
             return None
         return optimizer.step(*args, **kwargs)
@@ -124,7 +122,6 @@ class GradScaler:
                     self._scale *= self.growth_factor
                     self._growth_tracker = 0
         self._found_inf.clear()
-        self._stepped.clear()
 
     def state_dict(self) -> dict[str, Any]:
         """Scale, factors, interval and the count of clean steps so far."""
