@@ -16,8 +16,8 @@ import numpy as np
 from . import autograd
 from .autograd import Function, is_grad_enabled, run_backward
 from .backends import Device, DeviceLike
-from .convert import DTypeLike, as_dtype, move_array, to_array
-from .tensor_data import HOST, TensorData
+from .convert import HOST, DTypeLike, as_dtype, move_array, to_array
+from .tensor_data import TensorData
 
 
 class Tensor(TensorData):

@@ -14,12 +14,12 @@ import numpy as np
 from . import autograd
 from .autograd import Function, is_grad_enabled
 from .backends import Device
+from .convert import HOST
 
 if TYPE_CHECKING:
     from .backends import Backend
     from .tensor import Tensor
 
-HOST = Device("cpu")
 _T = TypeVar("_T", bound="TensorData")
 
 
