@@ -3,10 +3,10 @@
 The step: forward, cross-entropy, backward, SGD with momentum, on float32 MNIST-shaped
 input (conv 1->32 3x3, ReLU, maxpool 2, conv 32->64 3x3, ReLU, maxpool 2, linear
 1600->128, ReLU, linear 128->10). Median over ``--steps`` steps after warm-up, at batch
-64 and 256. Printed: ms/step for both, their ratio, the step's GFLOP/s and its fraction
-of this machine's float32 GEMM peak (measured in the same run), and the peak memory of
-the step (measured in a fresh subprocess per framework: the growth of the resident set
-size during the steps).
+64 and 256, the two frameworks taking turns in five rounds. Printed: ms/step for both,
+their ratio, the step's GFLOP/s and its fraction of this machine's float32 GEMM peak
+(measured in the same run), and the peak memory of the step (measured in a fresh
+subprocess per framework: the growth of the resident set size during the steps).
 
 Run: ``python benchmarks/lenet_step.py`` (CPU) or ``python benchmarks/lenet_step.py
 --device cuda`` (GPU, beside PyTorch CUDA). Targets on the CPU: ratio <= 1.5 at batch
@@ -117,6 +117,30 @@ def median_ms(
     return float(np.median(times)) * 1e3
 
 
+def interleaved_ms(
+    timed: dict[str, tuple[Callable[[], float], Callable[[], None]]], steps: int,
+    warmup: int, rounds: int = 5,
+) -> dict[str, float]:
+    """Median ms/step of each ``name: (step, sync)``, measured in ``rounds`` alternating
+    rounds (the order flips every round) so that a slow patch of a shared machine falls
+    on every framework alike rather than on whichever ran then."""
+    times: dict[str, list[float]] = {name: [] for name in timed}
+    for step, sync in timed.values():
+        for _ in range(warmup):
+            step()
+        sync()
+    names = list(timed)
+    for r in range(rounds):
+        for name in names if r % 2 == 0 else names[::-1]:
+            step, sync = timed[name]
+            for _ in range(max(1, steps // rounds)):
+                start = time.perf_counter()
+                step()
+                sync()
+                times[name].append(time.perf_counter() - start)
+    return {name: float(np.median(t)) * 1e3 for name, t in times.items()}
+
+
 def gemm_peak_gflops(device: str) -> float:
     """float32 GEMM GFLOP/s at n=2048 on the device (NumPy's BLAS or cuBLAS)."""
     import minitorch_accel as mta
@@ -200,14 +224,11 @@ def main() -> None:
     print(header)
     results: dict[str, Any] = {}
     for batch in [int(b) for b in args.batches.split(",")]:
-        ours = median_ms(ours_step(batch, args.device), sync, args.steps, warmup=5)
-        theirs = (
-            median_ms(
-                torch_step(batch, args.device), _torch_sync(args.device), args.steps, warmup=5
-            )
-            if have_torch
-            else float("nan")
-        )
+        timed = {"ours": (ours_step(batch, args.device), sync)}
+        if have_torch:
+            timed["torch"] = (torch_step(batch, args.device), _torch_sync(args.device))
+        found = interleaved_ms(timed, args.steps, warmup=5)
+        ours, theirs = found["ours"], found.get("torch", float("nan"))
         gflops = lenet_flops(batch) / (ours / 1e3) / 1e9
         mem_ours = mem_torch = float("nan")
         if not args.no_memory and args.device == "cpu":

@@ -152,7 +152,7 @@ class Function:
         fn = cls.__new__(cls)
         fn.device = device
         fn.xp = device.xp
-        if device.type == "cpu":
+        if not device.backend.needs_device_context:
             data = fn.forward(*arrays, **params)
         else:  # run on the GPU the tensors live on, not on CuPy's current one
             with device.backend.device_context(device):
@@ -286,7 +286,8 @@ def _accumulate_into_leaf(leaf: Tensor, grad: Tensor) -> None:
     elif leaf.grad is None:
         # A copy: the incoming array may be a read-only broadcast view, or shared with
         # another leaf (the two inputs of an add) or with the caller's ``gradient``.
-        leaf.grad = _make_tensor(grad.data.copy(), grad.device, False, None)
+        copy = grad.device.backend.clone(grad.data)
+        leaf.grad = _make_tensor(copy, grad.device, False, None)
     elif leaf.grad._node is None:
         try:
             leaf.grad.data += grad.data  # accumulate in place, as PyTorch does

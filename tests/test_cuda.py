@@ -301,16 +301,82 @@ def test_relu_and_cross_entropy_kernels(dtype: Any) -> None:
     gy = rng.standard_normal(x.shape).astype(dtype)
     np.testing.assert_array_equal(cp.asnumpy(fast_path("relu_backward")(y, cp.asarray(gy))),
                                   gy * (x > 0))
-    labels, valid = rng.integers(0, 10, 64), rng.random(64) > 0.2
-    loss, lse = fast_path("cross_entropy_forward")(cp.asarray(x), cp.asarray(labels),
-                                                   cp.asarray(valid))
+    valid = rng.random(64) > 0.2
+    labels = cp.asarray(np.where(valid, rng.integers(0, 10, 64), -100))
+    loss, lse, scale = fast_path("cross_entropy_forward")(cp.asarray(x), labels, -100)
+    assert scale is None
     log_p = x.astype(np.float64) - np.log(np.exp(x.astype(np.float64)).sum(1, keepdims=True))
     tol = 1e-5 if dtype == np.float32 else 1e-12
-    np.testing.assert_allclose(cp.asnumpy(loss), -log_p[np.arange(64), labels] * valid, rtol=tol)
-    g = fast_path("cross_entropy_backward")(cp.asarray(x), cp.asarray(labels),
-                                            cp.asarray(valid), lse, cp.asarray(valid * 0.5))
-    expected = (np.exp(log_p) - np.eye(10)[labels]) * (valid * 0.5)[:, None]
+    safe = np.where(valid, cp.asnumpy(labels), 0)
+    picked = log_p[np.arange(64), safe]
+    np.testing.assert_allclose(cp.asnumpy(loss), -picked * valid, rtol=tol)
+    g = fast_path("cross_entropy_backward")(cp.asarray(x), labels, -100, lse,
+                                            cp.asarray(valid * 0.5, dtype))
+    expected = (np.exp(log_p) - np.eye(10)[safe]) * (valid * 0.5)[:, None]
     np.testing.assert_allclose(cp.asnumpy(g), expected, rtol=tol, atol=tol)
+    total, result = fast_path("label_count")(labels, 10, -100)
+    assert result() == (int(valid.sum()), 0)
+    mean, _, scale = fast_path("cross_entropy_forward")(cp.asarray(x), labels, -100, "mean",
+                                                        total)
+    np.testing.assert_allclose(float(mean), -(picked * valid).sum() / valid.sum(), rtol=tol)
+    g = fast_path("cross_entropy_backward")(cp.asarray(x), labels, -100, lse,
+                                            cp.asarray(3.0, dtype), scale)
+    expected = (np.exp(log_p) - np.eye(10)[safe]) * (valid * 3.0 / valid.sum())[:, None]
+    np.testing.assert_allclose(cp.asnumpy(g), expected, rtol=tol, atol=tol)
+    _, result = fast_path("label_count")(cp.asarray([3, -100, 10, -1, 9, -100]), 10, -100)
+    assert result() == (2, 2)
+
+
+@gpu
+@needs_gpu
+def test_bad_label_raises_at_backward_or_read_back() -> None:
+    x = mta.zeros(3, 5, device="cuda", requires_grad=True)
+    bad = mta.tensor([0, 7, 1], device="cuda")
+    loss = mta.nn.functional.cross_entropy(x, bad)  # queued: the GPU is not stalled
+    with pytest.raises(IndexError, match=r"label 7 is out of range for 5 classes"):
+        loss.backward()
+    assert x.grad is None  # nothing flowed
+    loss = mta.nn.functional.cross_entropy(x, bad, reduction="sum")
+    with pytest.raises(IndexError, match=r"label 7 is out of range for 5 classes"):
+        loss.item()
+    mta.nn.functional.cross_entropy(x, mta.tensor([-1, 0, 0], device="cuda"))
+    with pytest.raises(IndexError, match=r"label -1 is out of range for 5 classes"):
+        mcuda.synchronize()
+    mcuda.synchronize()  # each error is raised once
+    good = mta.nn.functional.cross_entropy(x, mta.tensor([0, -100, 4], device="cuda"))
+    good.backward()
+    expected = mta.nn.functional.cross_entropy(x.detach().cpu().requires_grad_(),
+                                               mta.tensor([0, -100, 4]))
+    assert good.item() == pytest.approx(expected.item(), rel=1e-6)
+
+
+@gpu
+@needs_gpu
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("kernel_size, stride, padding", [(2, None, 0), (3, 2, 1), ((3, 2), 1, 0)])
+def test_max_pool_kernels_match_the_xp_path(dtype: Any, kernel_size: Any, stride: Any,
+                                            padding: Any) -> None:
+    import cupy as cp
+
+    from minitorch_accel.ops import pool_kernels as pk
+
+    rng = np.random.default_rng(5)
+    # ties everywhere (a ReLU's zeros, repeated values), a -inf and a NaN
+    x = np.maximum(rng.integers(-2, 3, (2, 3, 7, 6)), 0).astype(dtype)
+    x[0, 0, 0, 0], x[1, 2, 3, 3] = -np.inf, np.nan
+    pool = {"kernel_size": kernel_size, "stride": stride, "padding": padding}
+    geo = pk.pool_geometry("max_pool2d", x.shape, **pool)
+    for layout in ("nchw", "nhwc"):
+        gx = cp.asarray(x)
+        if layout == "nhwc":
+            gx = cp.ascontiguousarray(gx.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
+        y = fast_path("max_pool2d_forward")(gx, geo, layout == "nhwc")
+        expected_y = pk.max_pool2d_forward(np, x, **pool)
+        np.testing.assert_array_equal(cp.asnumpy(y), expected_y)
+        gy = rng.standard_normal(geo.y_shape).astype(dtype)
+        grad = fast_path("max_pool2d_backward")(cp.asarray(gy), gx, y, geo, layout == "nhwc")
+        np.testing.assert_array_equal(
+            cp.asnumpy(grad), pk.max_pool2d_backward(np, gy, x, expected_y, **pool))
 
 
 @gpu
@@ -404,3 +470,47 @@ def test_dlpack_on_gpu() -> None:
         t2 = from_dlpack(tt)
         tt[2] = 7.0
         assert t2.tolist() == [0.0, 1.0, 7.0]
+
+
+@gpu
+@needs_gpu
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gemm_fast_path_every_layout(dtype: Any) -> None:
+    import cupy as cp
+
+    gemm = fast_path("gemm")
+    rng = np.random.default_rng(7)
+    for m, k, n in [(5, 3, 4), (1, 7, 1), (64, 1, 9)]:
+        a, b = rng.standard_normal((m, k)).astype(dtype), rng.standard_normal((k, n)).astype(dtype)
+        expected = a @ b
+        tol = 1e-5 if dtype == np.float32 else 1e-12
+        for ga in (cp.asarray(a), cp.asfortranarray(cp.asarray(a))):
+            for gb in (cp.asarray(b), cp.asarray(b.T.copy()).T):
+                out = gemm(ga, gb)
+                assert out.flags.c_contiguous and out.shape == (m, n)
+                np.testing.assert_allclose(cp.asnumpy(out), expected, rtol=tol, atol=tol)
+                given = cp.empty((m, n), dtype)
+                assert gemm(ga, gb, given) is given
+                np.testing.assert_allclose(cp.asnumpy(given), expected, rtol=tol, atol=tol)
+    a, b = cp.ones((4, 6), dtype), cp.ones((3, 5), dtype)
+    assert gemm(a[:, ::2], b) is None  # strided operand: the caller uses cupy.matmul
+    assert gemm(a, cp.ones((6, 5), dtype), cp.empty((5, 4), dtype).T) is None  # F-order out
+    assert gemm(a.astype(np.float16), cp.ones((6, 5), np.float16)) is None
+
+
+@gpu
+@needs_gpu
+def test_clone_is_an_independent_copy() -> None:
+    import cupy as cp
+
+    backend = mta.Device("cuda").backend
+    x = cp.arange(12.0).reshape(3, 4)
+    for source in (x, x.T, x[:, ::2], cp.empty((0, 3))):
+        copy = backend.clone(source)
+        assert copy.shape == source.shape and copy.flags.c_contiguous
+        cp.testing.assert_array_equal(copy, source)
+        if source.size:
+            assert copy.data.ptr != source.data.ptr
+    copy = backend.clone(x)
+    x += 1  # the copy does not follow
+    cp.testing.assert_array_equal(copy, cp.arange(12.0).reshape(3, 4))

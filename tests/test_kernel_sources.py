@@ -27,17 +27,20 @@ import pytest
 from minitorch_accel.backends import cupy_kernels as K
 from minitorch_accel.backends.cupy_ops import FAST_PATHS, CupyFastPaths
 from minitorch_accel.ops import conv_kernels as ck
+from minitorch_accel.ops import pool_kernels as pk
 from minitorch_accel.optim.adam import adam_update
 from minitorch_accel.optim.sgd import sgd_update
 
 NVCC = shutil.which("nvcc")
+#: The elementwise kernels and the map steps of the reductions.
+ALL_SPECS = K.SPECS + tuple(r.map_spec() for r in K.REDUCTIONS)
 CXX = shutil.which("g++") or shutil.which("c++")
 needs_cxx = pytest.mark.skipif(CXX is None, reason="needs a C++ compiler (g++)")
 
 
 @pytest.mark.skipif(NVCC is None, reason="nvcc (the CUDA compiler) is not installed")
 @pytest.mark.parametrize("float_type", ["float", "double"])
-@pytest.mark.parametrize("spec", K.SPECS, ids=[s.name for s in K.SPECS])
+@pytest.mark.parametrize("spec", ALL_SPECS, ids=[s.name for s in ALL_SPECS])
 def test_kernel_compiles_with_nvcc(spec: K.KernelSpec, float_type: str, tmp_path: Path) -> None:
     source = tmp_path / f"{spec.name}.cu"
     source.write_text(K.standalone_source(spec, float_type))
@@ -95,7 +98,7 @@ def host_library(tmp_path_factory: pytest.TempPathFactory) -> ctypes.CDLL:
     """Every kernel body compiled for the host into one shared library."""
     if CXX is None:
         pytest.skip("needs a C++ compiler (g++)")
-    source = HOST_PRELUDE + "\n".join(host_source(s) for s in K.SPECS)
+    source = HOST_PRELUDE + "\n".join(host_source(s) for s in ALL_SPECS)
     folder = tmp_path_factory.mktemp("kernels")
     name = hashlib.sha1(source.encode()).hexdigest()[:12]
     (folder / f"{name}.cpp").write_text(source)
@@ -150,14 +153,21 @@ class HostElementwiseKernel:
 
 
 class HostReductionKernel:
-    """The one ``cupy.ReductionKernel`` the fast paths use: ``sum(exp(x - shift))``."""
+    """``cupy.ReductionKernel`` on the host for ``a + b`` reductions: the map step runs
+    as its host-compiled elementwise kernel (:meth:`ReductionSpec.map_spec`), then the
+    mapped values are summed."""
 
-    def __init__(self, in_params: str, out_params: str, map_expr: str, reduce_expr: str,
-                 post_map_expr: str, identity: str, name: str) -> None:
-        assert (map_expr, reduce_expr, post_map_expr) == ("exp(x - shift)", "a + b", "y = a")
+    def __init__(self, library: ctypes.CDLL, in_params: str, out_params: str, map_expr: str,
+                 reduce_expr: str, post_map_expr: str, identity: str, name: str) -> None:
+        spec = K.ReductionSpec(name, in_params, out_params, map_expr, reduce_expr,
+                               post_map_expr, identity)
+        assert (reduce_expr, identity) == ("a + b", "0") and spec in K.REDUCTIONS
+        map_spec = spec.map_spec()
+        self.map = HostElementwiseKernel(library, map_spec.in_params, map_spec.out_params,
+                                         map_spec.operation, map_spec.name)
 
-    def __call__(self, x: np.ndarray, shift: np.ndarray, axis: int) -> np.ndarray:
-        return np.exp(x - shift).sum(axis=axis)  # type: ignore[no-any-return]
+    def __call__(self, *args: Any, axis: int | None = None) -> np.ndarray:
+        return np.asarray(self.map(*args).sum(axis=axis))
 
 
 class HostFastPaths(CupyFastPaths):
@@ -166,14 +176,20 @@ class HostFastPaths(CupyFastPaths):
     def on(self, array: Any) -> Any:
         return contextlib.nullcontext()
 
+    def gemm(self, a: Any, b: Any, out: Any = None) -> Any:
+        return None  # cuBLAS exists only on a GPU: callers fall back to (NumPy's) matmul
+
+    def _read_later(self, scalar: Any) -> Any:
+        return lambda: int(scalar)  # no stream to wait for on the host
+
 
 @pytest.fixture(scope="module")
 def fast(host_library: ctypes.CDLL) -> HostFastPaths:
     cupy = types.SimpleNamespace(
         ElementwiseKernel=lambda *a: HostElementwiseKernel(host_library, *a),
-        ReductionKernel=HostReductionKernel,
-        empty=np.empty, matmul=np.matmul, ascontiguousarray=np.ascontiguousarray,
-        broadcast_to=np.broadcast_to, asarray=np.asarray,
+        ReductionKernel=lambda *a: HostReductionKernel(host_library, *a),
+        empty=np.empty, ones=np.ones, matmul=np.matmul, ascontiguousarray=np.ascontiguousarray,
+        broadcast_to=np.broadcast_to, asarray=np.asarray, dtype=np.dtype,
     )
     return HostFastPaths(cupy)
 
@@ -190,6 +206,15 @@ def test_relu(fast: HostFastPaths) -> None:
     np.testing.assert_array_equal(y, [0.0, 0.0, 0.0, 0.5, np.nan, 3.0])
     gy = np.arange(6.0) + 1
     np.testing.assert_array_equal(fast.relu_backward(y, gy), gy * (y > 0))
+    # a channels-last NCHW view keeps its layout through both kernels
+    x = np.random.default_rng(0).standard_normal((2, 3, 4, 5)).transpose(0, 3, 1, 2)
+    y = fast.relu_forward(x)
+    assert y.strides == x.strides
+    np.testing.assert_array_equal(y, np.maximum(x, 0))
+    gy = np.random.default_rng(1).standard_normal(x.shape)  # C-contiguous
+    grad = fast.relu_backward(y, gy)
+    assert grad.strides == x.strides
+    np.testing.assert_array_equal(grad, gy * (y > 0))
 
 
 @pytest.mark.parametrize(
@@ -234,15 +259,72 @@ def test_adam_update(fast: HostFastPaths, weight_decay: float, decoupled: bool,
 def test_cross_entropy(fast: HostFastPaths) -> None:
     rng = np.random.default_rng(2)
     logits = rng.standard_normal((5, 4)) * 3
-    labels = np.array([0, 3, 1, 1, 2])
-    valid = np.array([True, True, False, True, True])
-    loss, lse = fast.cross_entropy_forward(logits, labels, valid)
+    labels = np.array([0, 3, -100, 1, 2])
+    valid, safe = labels != -100, np.maximum(labels, 0)
+    loss, lse, scale = fast.cross_entropy_forward(logits, labels, -100)
+    assert scale is None
     log_probs = logits - np.log(np.exp(logits).sum(1, keepdims=True))
-    np.testing.assert_allclose(loss, -log_probs[np.arange(5), labels] * valid, rtol=1e-12)
+    np.testing.assert_allclose(loss, -log_probs[np.arange(5), safe] * valid, rtol=1e-12)
     grad_rows = rng.standard_normal(5)
-    grad = fast.cross_entropy_backward(logits, labels, valid, lse, grad_rows)
-    expected = (np.exp(log_probs) - np.eye(4)[labels]) * (grad_rows * valid)[:, None]
+    grad = fast.cross_entropy_backward(logits, labels, -100, lse, grad_rows)
+    expected = (np.exp(log_probs) - np.eye(4)[safe]) * (grad_rows * valid)[:, None]
     np.testing.assert_allclose(grad, expected, rtol=1e-12, atol=1e-15)
+    # the mean over the 4 counted rows, and its gradient (a 0-d gradient of 2.5)
+    total, _ = fast.label_count(labels, 4, -100)
+    mean, _, scale = fast.cross_entropy_forward(logits, labels, -100, "mean", total)
+    assert mean.shape == () and float(mean) == pytest.approx(float(loss.sum()) / 4, rel=1e-12)
+    grad = fast.cross_entropy_backward(logits, labels, -100, lse, np.array(2.5), scale)
+    expected = (np.exp(log_probs) - np.eye(4)[safe]) * (2.5 * 0.25 * valid)[:, None]
+    np.testing.assert_allclose(grad, expected, rtol=1e-12, atol=1e-15)
+    summed, _, scale = fast.cross_entropy_forward(logits, labels, -100, "sum")
+    assert float(summed) == pytest.approx(float(loss.sum()), rel=1e-12) and float(scale) == 1
+    with pytest.raises(ValueError, match="gradient of 5 values for 5 rows summed"):
+        fast.cross_entropy_backward(logits, labels, -100, lse, grad_rows, scale)
+    # a label out of range is never read: its row gives 0 and no gradient
+    bad = np.array([0, 3, 7, 1, -5])
+    loss_bad, lse, _ = fast.cross_entropy_forward(logits, bad, -100)
+    assert loss_bad[2] == 0 and loss_bad[4] == 0 and loss_bad[0] == loss[0]
+    grad = fast.cross_entropy_backward(logits, bad, -100, lse, grad_rows)
+    assert not grad[2].any() and not grad[4].any()
+
+
+@pytest.mark.parametrize("labels, counted, out_of_range", [
+    ([0, 3, -100, 1], 3, 0), ([4, -1, -100, 2, 7], 1, 3), ([-100, -100], 0, 0), ([], 0, 0)])
+def test_label_count(fast: HostFastPaths, labels: list[int], counted: int,
+                     out_of_range: int) -> None:
+    total, result = fast.label_count(np.array(labels, np.int64), 4, -100)
+    assert result() == (counted, out_of_range)
+    assert int(total) == counted + (out_of_range << 32)
+    inverse = fast._kernel(K.INVERSE_COUNT)(total, np.empty(()))
+    assert float(inverse) == (1 / counted if counted else np.inf)
+
+
+POOLS = [(2, None, 0), (3, 2, 1), ((3, 2), 1, 0), ((2, 3), (1, 2), (1, 1))]
+
+
+@pytest.mark.parametrize("layout", ["nchw", "nhwc"])
+@pytest.mark.parametrize("kernel_size, stride, padding", POOLS,
+                         ids=["tiles", "overlap_pad", "rect_overlap", "rect_pad"])
+def test_max_pool_matches_the_cpu_code(fast: HostFastPaths, layout: str, kernel_size: Any,
+                                       stride: Any, padding: Any) -> None:
+    rng = np.random.default_rng(6)
+    # ties everywhere (a ReLU's zeros, repeated values), plus a -inf and a NaN
+    x = np.maximum(rng.integers(-2, 3, (2, 3, 7, 6)), 0).astype(np.float64)
+    x[0, 0, 0, 0], x[1, 2, 3, 3] = -np.inf, np.nan
+    if layout == "nhwc":
+        x = np.ascontiguousarray(x.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
+    pool = {"kernel_size": kernel_size, "stride": stride, "padding": padding}
+    geo = pk.pool_geometry("max_pool2d", x.shape, **pool)
+    y = fast.max_pool2d_forward(x, geo, layout == "nhwc")
+    expected = pk.max_pool2d_forward(np, x, **pool)
+    np.testing.assert_array_equal(y, expected)
+    assert y.strides == expected.strides  # the input's memory layout is kept
+    gy = rng.standard_normal(geo.y_shape)
+    grad = fast.max_pool2d_backward(gy, x, y, geo, layout == "nhwc")
+    np.testing.assert_array_equal(grad, pk.max_pool2d_backward(np, gy, x, expected, **pool))
+    assert grad.shape == x.shape
+    with pytest.raises(ValueError, match=r"grad_output has shape .*, expected"):
+        fast.max_pool2d_backward(gy[..., :-1], x, y, geo, False)
 
 
 GEOMETRIES = [
@@ -298,3 +380,21 @@ def test_standalone_source_declares_every_parameter() -> None:
     assert "typedef double T;" in source
     assert "RawArray<S> label" in source and "const T& x = _p_x[i];" in source
     assert "T& gx = _p_gx[i];" in source and "const T& gx" not in source
+
+
+@pytest.mark.parametrize("x_shape, w_shape, stride, padding, dilation, groups", GEOMETRIES,
+                         ids=GEOMETRY_IDS)
+def test_conv_forward_with_the_kernel_im2col(fast: HostFastPaths, x_shape: Any, w_shape: Any,
+                                             stride: Any, padding: Any, dilation: Any,
+                                             groups: int) -> None:
+    rng = np.random.default_rng(8)
+    x, w, b = (rng.standard_normal(s) for s in (x_shape, w_shape, w_shape[:1]))
+    conv = {"stride": stride, "padding": padding, "dilation": dilation, "groups": groups}
+    expected, _ = ck.conv2d_forward(np, x, w, b, **conv)
+    found, cols = ck.conv2d_forward(np, x, w, b, **conv, fast_im2col=fast.im2col)
+    np.testing.assert_allclose(found, expected, rtol=1e-12, atol=1e-12)
+    # the weight gradient reuses those cols (no ones row for the bias)
+    grad_y = rng.standard_normal(found.shape)
+    np.testing.assert_allclose(
+        ck.conv2d_grad_weight(np, grad_y, cols, w_shape, **conv),
+        ck.conv2d_grad_weight(np, grad_y, x, w_shape, **conv), rtol=1e-12, atol=1e-12)

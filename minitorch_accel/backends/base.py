@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -71,6 +72,10 @@ class Backend:
 
     name: str = "abstract"
     xp: Any = np
+    #: Whether work must be wrapped in :meth:`device_context` to run on the right
+    #: device: False for the CPU and for a machine with a single GPU, where every
+    #: kernel runs on the one device anyway (the context costs time on every op).
+    needs_device_context: bool = False
 
     def device_count(self) -> int:
         """How many devices of this type exist."""
@@ -107,8 +112,24 @@ class Backend:
         """Copy ``array`` from ``src`` to ``dst``, both devices of this backend."""
         raise NotImplementedError
 
+    def clone(self, array: Any) -> Any:
+        """A C-contiguous copy of ``array`` on its own device (the leaf gradients that
+        backward stores are such copies)."""
+        return array.copy()
+
     def synchronize(self, device: Device | None = None) -> None:
         """Wait until all work queued on ``device`` has finished (no-op on the CPU)."""
+
+    def defer_check(self, check: Callable[[], None]) -> None:
+        """Run ``check``, which raises on bad input, when the host next waits for the
+        device anyway (:meth:`synchronize`, reading values back); the CPU, which never
+        runs ahead, runs it at once.
+
+        A GPU check that read its verdict back at once would stall the queue of
+        kernels; deferred, the error appears a little later, as CUDA errors do.
+        ``check`` must be safe to call more than once (its owner may run it first).
+        """
+        check()
 
     def device_context(self, device: Device) -> contextlib.AbstractContextManager[Any]:
         """A context in which work runs on ``device`` (a no-op on the CPU)."""

@@ -132,31 +132,95 @@ ADAM_AMSGRAD = _adam_spec(amsgrad=True)
 
 CROSS_ENTROPY_FORWARD = KernelSpec(
     "mta_cross_entropy_forward",
-    "raw T logits, S label, bool valid, T row_max, T sum_exp, int32 classes",
+    "raw T logits, S label, S ignore_index, T row_max, T sum_exp, int32 classes",
     "T loss, T lse",
-    # lse = log(sum(exp(x - max))) + max; loss = lse - x[label] (0 for ignored rows)
+    # lse = log(sum(exp(x - max))) + max; loss = lse - x[label], 0 for ignored rows and
+    # for labels out of range (never read: LABEL_COUNT reports them, and the op raises)
     """
     lse = log(sum_exp) + row_max;
-    loss = valid ? lse - logits[i * classes + label] : (T)0;
+    bool counted = label != ignore_index && label >= 0 && label < classes;
+    loss = counted ? lse - logits[i * classes + label] : (T)0;
     """,
 )
 
 CROSS_ENTROPY_BACKWARD = KernelSpec(
     "mta_cross_entropy_backward",
-    "T x, raw S label, raw bool valid, raw T lse, raw T grad_rows, int32 classes",
+    "T x, raw S label, S ignore_index, raw T lse, raw T grad_rows, int32 rows_step, "
+    "raw T scale, int32 classes",
     "T gx",
-    # d loss_r / d x_rc = softmax(x_r)_c - [c == label_r], times the row's gradient
+    # d loss_r / d x_rc = softmax(x_r)_c - [c == label_r], times the row's gradient:
+    # grad_rows[row] (rows_step 1), or one gradient for every row (rows_step 0, the
+    # gradient of a summed loss) times scale[0] (1, or 1 / rows for a mean)
     """
     ptrdiff_t row = i / classes;
     int c = i % classes;
-    if (valid[row]) {
+    S target = label[row];
+    if (target != ignore_index && target >= 0 && target < classes) {
         T p = exp(x - lse[row]);
-        gx = (p - (c == label[row] ? (T)1 : (T)0)) * grad_rows[row];
+        gx = (p - (c == target ? (T)1 : (T)0)) * grad_rows[row * rows_step] * scale[0];
     } else {
         gx = (T)0;
     }
     """,
 )
+
+
+
+@dataclass(frozen=True)
+class ReductionSpec:
+    """One ``cupy.ReductionKernel``: each element is mapped by ``map_expr``, the mapped
+    values are combined by ``reduce_expr`` (``a``, ``b``) from ``identity``, and
+    ``post_map_expr`` writes the result (``a``) to the output."""
+
+    name: str
+    in_params: str
+    out_params: str
+    map_expr: str
+    reduce_expr: str
+    post_map_expr: str
+    identity: str
+
+    def args(self) -> tuple[str, ...]:
+        """The arguments of ``cupy.ReductionKernel``, in its order."""
+        return (self.in_params, self.out_params, self.map_expr, self.reduce_expr,
+                self.post_map_expr, self.identity, self.name)
+
+    def map_spec(self) -> KernelSpec:
+        """The map step alone as an elementwise kernel (to check it without a GPU)."""
+        out_type = self.out_params.split()[0]
+        return KernelSpec(f"{self.name}_map", self.in_params, f"{out_type} mapped",
+                          f"mapped = {self.map_expr};")
+
+
+SUM_EXP = ReductionSpec(
+    "mta_sum_exp", "T x, T shift", "T y", "exp(x - shift)", "a + b", "y = a", "0"
+)
+
+#: ``(labels, classes, ignore_index) -> int64``: the number of counted rows (labels in
+#: ``[0, classes)``) plus ``2**32`` times the number of labels out of range: one
+#: reduction and one read-back check the labels and count the rows ``mean`` divides by.
+LABEL_COUNT = ReductionSpec(
+    "mta_label_count",
+    "S label, int64 classes, int64 ignore_index",
+    "int64 total",
+    "label == ignore_index ? 0LL : ((label < 0 || label >= classes) ? (1LL << 32) : 1LL)",
+    "a + b",
+    "total = a",
+    "0",
+)
+
+#: ``total`` from LABEL_COUNT -> ``1 / counted rows`` in the loss's type, on the device
+#: (no read-back): the scale of a mean. No row counted gives inf, and the mean 0 * inf
+#: = NaN, as PyTorch's.
+INVERSE_COUNT = KernelSpec(
+    "mta_inverse_count",
+    "int64 total",
+    "T scale",
+    "scale = (T)1 / (T)(total & 0xFFFFFFFFLL);",
+)
+
+#: Every reduction kernel of the backend.
+REDUCTIONS: tuple[ReductionSpec, ...] = (SUM_EXP, LABEL_COUNT)
 
 IM2COL = KernelSpec(
     "mta_im2col",
@@ -237,6 +301,86 @@ COL2IM = KernelSpec(
     """,
 )
 
+# Max pooling. ``neg_inf`` is -infinity in the array type, passed in (NVRTC has no
+# INFINITY macro): it stands for the padding, as in the CPU code. Pixel ``(n, c, y, x)``
+# is decoded from ``i`` in the memory order of the output (NHWC when channels_last).
+_DECODE_NCHW = """
+    ptrdiff_t rest = i;
+    int n, c, {y}, {x};
+    if (channels_last) {{
+        c = rest % channels; rest /= channels;
+        {x} = rest % {w}; rest /= {w};
+        {y} = rest % {h}; n = rest / {h};
+    }} else {{
+        {x} = rest % {w}; rest /= {w};
+        {y} = rest % {h}; rest /= {h};
+        c = rest % channels; n = rest / channels;
+    }}
+"""
+_POOL_PARAMS = (
+    "int32 channels, int32 h, int32 w, int32 out_h, int32 out_w, int32 kh, int32 kw, "
+    "int32 sy, int32 sx, int32 ph, int32 pw, int32 channels_last, T neg_inf"
+)
+
+MAX_POOL_FORWARD = KernelSpec(
+    "mta_max_pool_forward",
+    "raw T x, " + _POOL_PARAMS,
+    "T y",
+    # one thread per output: the window's maximum (NaN wins, as in NumPy's maximum)
+    _DECODE_NCHW.format(y="oy", x="ox", h="out_h", w="out_w") + """
+    T best = neg_inf;
+    for (int ky = 0; ky < kh; ++ky) {
+        int iy = oy * sy - ph + ky;
+        if (iy < 0 || iy >= h) continue;
+        for (int kx = 0; kx < kw; ++kx) {
+            int ix = ox * sx - pw + kx;
+            if (ix < 0 || ix >= w) continue;
+            ptrdiff_t index[] = {n, c, iy, ix};
+            T v = x[index];
+            if (v > best || v != v) best = v;
+        }
+    }
+    y = best;
+    """,
+)
+
+MAX_POOL_BACKWARD = KernelSpec(
+    "mta_max_pool_backward",
+    "raw T x, raw T y, raw T gy, " + _POOL_PARAMS,
+    "T gx",
+    # one thread per input pixel, no atomics: for each window holding the pixel, find
+    # the window's first maximum in row-major order (padding is -inf; no match, as for
+    # NaN, means the last offset) and take the window's gradient if it is this pixel
+    _DECODE_NCHW.format(y="iy", x="ix", h="h", w="w") + """
+    T sum = (T)0;
+    for (int ky = 0; ky < kh; ++ky) {
+        int ty = iy + ph - ky;
+        if (ty < 0 || ty % sy != 0 || ty / sy >= out_h) continue;
+        int oy = ty / sy;
+        for (int kx = 0; kx < kw; ++kx) {
+            int tx = ix + pw - kx;
+            if (tx < 0 || tx % sx != 0 || tx / sx >= out_w) continue;
+            int ox = tx / sx;
+            ptrdiff_t out_index[] = {n, c, oy, ox};
+            T target = y[out_index];
+            int first = kh * kw - 1;
+            for (int k = 0; k < kh * kw - 1; ++k) {
+                int py = oy * sy - ph + k / kw;
+                int px = ox * sx - pw + k % kw;
+                T v = neg_inf;
+                if (py >= 0 && py < h && px >= 0 && px < w) {
+                    ptrdiff_t in_index[] = {n, c, py, px};
+                    v = x[in_index];
+                }
+                if (v == target) { first = k; break; }
+            }
+            if (first == ky * kw + kx) sum += gy[out_index];
+        }
+    }
+    gx = sum;
+    """,
+)
+
 #: Every kernel source of the backend.
 SPECS: tuple[KernelSpec, ...] = (
     RELU_FORWARD,
@@ -249,6 +393,9 @@ SPECS: tuple[KernelSpec, ...] = (
     CROSS_ENTROPY_BACKWARD,
     IM2COL,
     COL2IM,
+    MAX_POOL_FORWARD,
+    MAX_POOL_BACKWARD,
+    INVERSE_COUNT,
 )
 
 

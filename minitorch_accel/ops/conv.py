@@ -27,6 +27,7 @@ from .conv_kernels import (
     conv2d_grad_bias,
     conv2d_grad_input,
     conv2d_grad_weight,
+    conv_geometry,
 )
 
 
@@ -34,7 +35,8 @@ class Conv2d(Function):
     """``y = conv2d(x, w) + b``; keeps the im2col matrix for the weight gradient."""
 
     def forward(self, x: Any, w: Any, b: Any, *, keep_cols: bool, **conv: Any) -> Any:
-        y, cols = conv2d_forward(self.xp, x, w, b, **conv)
+        y, cols = conv2d_forward(self.xp, x, w, b, **conv,
+                                 fast_im2col=self.device.backend.kernel("im2col"))
         self.conv = conv
         self.cols = cols if keep_cols else None  # (M, K): reused by grad_weight
         return y
@@ -58,6 +60,9 @@ class Conv2dGradInput(Function):
 
     def forward(self, grad_y: Any, w: Any, *, x_shape: tuple[int, ...], **conv: Any) -> Any:
         self.conv = conv
+        fused = self.device.backend.kernel("conv2d_grad_input")
+        if fused is not None and grad_y.dtype == w.dtype:  # one GEMM, then col2im
+            return fused(grad_y, w, conv_geometry(x_shape, w.shape, **conv))
         return conv2d_grad_input(self.xp, grad_y, w, x_shape, **conv)
 
     def backward(self, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:

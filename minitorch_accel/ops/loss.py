@@ -7,6 +7,7 @@ one-hot target: no log-softmax graph to walk, and no ``N x C`` one-hot kept in m
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -80,21 +81,24 @@ class CrossEntropy(Function):
     ``ignore_index`` give 0.
     """
 
-    def forward(self, logits: Any, labels: Any, *, smoothing: float, valid: Any) -> Any:
-        xp = self.xp
+    def forward(self, logits: Any, labels: Any, *, smoothing: float, ignore_index: int,
+                reduction: str = "none", total: Any = None,
+                check: Callable[[], None] | None = None) -> Any:
         if logits.dtype.itemsize < 4:  # float16 logits: softmax in float32
             logits = logits.astype(np.float32)
-        rows = xp.arange(logits.shape[0])
-        safe = xp.where(valid, labels, 0)
-        self.rows, self.labels, self.smoothing, self.valid = rows, safe, smoothing, valid
-        self.shape, self.dtype = logits.shape, logits.dtype
+        self.label_data, self.ignore_index, self.smoothing = labels, ignore_index, smoothing
+        self.shape, self.dtype, self.check = logits.shape, logits.dtype, check
         fused = self.device.backend.kernel("cross_entropy_forward") if not smoothing else None
-        if fused is not None:  # one GPU kernel: loss and log-sum-exp per row
-            loss, self.lse = fused(logits, safe, valid)
+        if fused is not None:  # GPU kernels: loss and log-sum-exp per row, reduced
+            loss, self.lse, self.scale = fused(logits, labels, ignore_index, reduction, total)
             self.logits, self.log_probs = logits, None
             return loss
+        if reduction != "none":
+            raise ValueError("CrossEntropy reduces only with the fused kernels")
+        self.scale = None
+        rows, safe, valid = self._routing()
         shifted = logits - logits.max(axis=1, keepdims=True)
-        log_probs = shifted - xp.log(xp.exp(shifted).sum(axis=1, keepdims=True))
+        log_probs = shifted - self.xp.log(self.xp.exp(shifted).sum(axis=1, keepdims=True))
         picked = log_probs[rows, safe]
         loss = -(1.0 - smoothing) * picked
         if smoothing:
@@ -102,32 +106,58 @@ class CrossEntropy(Function):
         self.log_probs = log_probs
         return loss * valid
 
-    def _target(self, dtype: Any) -> Any:
+    def _routing(self) -> tuple[Any, Any, Any]:
+        """Row indices, the labels with ignored rows sent to class 0, and the mask of
+        the rows that count."""
+        xp, labels = self.xp, self.label_data
+        valid = labels != self.ignore_index
+        return xp.arange(labels.shape[0]), xp.where(valid, labels, 0), valid
+
+    def _target(self, rows: Any, safe: Any) -> Any:
         """The smoothed one-hot target distribution q (rows, C)."""
-        xp, classes = self.xp, self.shape[1]
-        q = xp.full(self.shape, self.smoothing / classes, dtype=dtype)
-        q[self.rows, self.labels] += 1.0 - self.smoothing
+        classes = self.shape[1]
+        q = self.xp.full(self.shape, self.smoothing / classes, dtype=self.dtype)
+        q[rows, safe] += 1.0 - self.smoothing
         return q
 
     def backward(self, grad_output: Tensor) -> tuple[Tensor, None]:
-        if is_grad_enabled():  # create_graph: keep softmax differentiable in the logits
-            scale = grad_output.reshape(-1, 1) * Tensor._make(
-                self.valid.reshape(-1, 1).astype(self.dtype), self.device, False, None
-            )
-            logits = self.inputs[0]
-            q = Tensor._make(self._target(self.dtype), self.device, False, None)
-            return (softmax(logits, dim=1) - q) * scale, None
-        if self.log_probs is None:  # the fused GPU path
+        if self.check is not None:  # raise for bad labels before any gradient flows
+            self.check()
+        if self.log_probs is None and not is_grad_enabled():  # the fused GPU path
             fused = self.device.backend.kernel("cross_entropy_backward")
-            rows = grad_output.data.reshape(-1)
-            grad = fused(self.logits, self.labels, self.valid, self.lse, rows)
+            grad = fused(self.logits, self.label_data, self.ignore_index, self.lse,
+                         grad_output.data, self.scale)
             return Tensor._make(grad, self.device, False, None), None
+        rows, safe, valid = self._routing()
+        if is_grad_enabled():  # create_graph: keep softmax differentiable in the logits
+            weight = valid.reshape(-1, 1).astype(self.dtype)
+            if self.scale is not None:
+                weight = weight * self.scale
+            scale = grad_output.reshape(-1, 1) * Tensor._make(weight, self.device, False, None)
+            q = Tensor._make(self._target(rows, safe), self.device, False, None)
+            return (softmax(self.inputs[0], dim=1) - q) * scale, None
         grad = self.xp.exp(self.log_probs)
         if self.smoothing:
             grad -= self.smoothing / grad.shape[1]
-        grad[self.rows, self.labels] -= 1.0 - self.smoothing
-        grad *= (grad_output.data.reshape(-1, 1) * self.valid.reshape(-1, 1)).astype(grad.dtype)
+        grad[rows, safe] -= 1.0 - self.smoothing
+        grad *= (grad_output.data.reshape(-1, 1) * valid.reshape(-1, 1)).astype(grad.dtype)
         return Tensor._make(grad, self.device, False, None), None
+
+
+class _LabelCheck:
+    """The deferred label check of one GPU cross-entropy: reads the count of labels out
+    of range (queued by the ``label_count`` kernel) and raises the IndexError of
+    :func:`_check_labels` if there is any. Runs once; later calls do nothing."""
+
+    def __init__(self, name: str, labels: Any, classes: int, ignore_index: int,
+                 result: Callable[[], tuple[int, int]]) -> None:
+        self.args: tuple[str, Any, int, int] | None = (name, labels, classes, ignore_index)
+        self.result = result
+
+    def __call__(self) -> None:
+        args, self.args = self.args, None
+        if args is not None and self.result()[1]:
+            _check_labels(*args)
 
 
 def _reduce(loss: Tensor, reduction: str, count: float, out_shape: tuple[int, ...]) -> Tensor:
@@ -174,6 +204,11 @@ def cross_entropy(
     ------
     IndexError
         If a label is outside ``[0, C)``, naming the label and the number of classes.
+        On the CPU it is raised here. On a GPU (without label smoothing) the labels
+        are checked on the device and the error is raised at the loss's backward or at
+        the next point where the host waits for the GPU (``item()``, ``numpy()``,
+        ``cuda.synchronize()``), whichever comes first, as CUDA errors are: reading
+        the verdict at once would stall the GPU's queue every step.
     TypeError, ValueError
         For a non-integer target, a target of the wrong shape, or a bad argument.
 
@@ -189,9 +224,22 @@ def cross_entropy(
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"cross_entropy: label_smoothing must be in [0, 1], got {label_smoothing}")
     logits, labels, out_shape = _rows("cross_entropy", input, target)
-    label_array, valid = _check_labels("cross_entropy", labels.data, logits.shape[1], ignore_index)
+    classes, smoothing = logits.shape[1], float(label_smoothing)
+    label_array = labels.data.astype(np.int64, copy=False)
     label_tensor = Tensor._make(label_array, labels.device, False, None)
-    loss = CrossEntropy.apply(logits, label_tensor, smoothing=float(label_smoothing), valid=valid)
+    backend = labels.device.backend
+    count = backend.kernel("label_count")
+    if count is not None and not smoothing and backend.kernel("cross_entropy_forward"):
+        # GPU: the labels are counted and checked on the device, and the verdict is
+        # read back later (at backward or the next synchronization): no stall here
+        total, result = count(label_array, classes, ignore_index)
+        check = _LabelCheck("cross_entropy", label_array, classes, ignore_index, result)
+        backend.defer_check(check)
+        loss = CrossEntropy.apply(logits, label_tensor, smoothing=0.0, ignore_index=ignore_index,
+                                  reduction=reduction, total=total, check=check)
+        return loss.reshape(out_shape) if reduction == "none" else loss
+    _, valid = _check_labels("cross_entropy", label_array, classes, ignore_index)
+    loss = CrossEntropy.apply(logits, label_tensor, smoothing=smoothing, ignore_index=ignore_index)
     return _reduce(loss, reduction, float(valid.sum()), out_shape)
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from ..autograd import Function
 from ..tensor import Tensor
 from .conv_kernels import IntPair
+from .layout import NHWC, physical_order
 from .pool_kernels import (
     adaptive_avg_pool2d_backward,
     adaptive_avg_pool2d_forward,
@@ -22,7 +23,20 @@ from .pool_kernels import (
     max_pool2d_backward,
     max_pool2d_forward,
     max_pool2d_pick,
+    pool_geometry,
 )
+
+
+def _fused_max_pool(fn: Function, name: str, pool: dict[str, Any], *arrays: Any) -> Any:
+    """The backend's one-kernel max pooling ``name`` for these pooling arguments, with
+    the geometry and layout filled in; None where there is none (the ``xp`` code runs).
+    The last of ``arrays`` is the forward input; all must share one dtype."""
+    kernel = fn.device.backend.kernel(name)
+    if kernel is None or any(a.dtype != arrays[0].dtype for a in arrays):
+        return None
+    x = arrays[-1]
+    geometry = pool_geometry("max_pool2d", x.shape, **pool)
+    return lambda *args: kernel(*args, geometry, physical_order(x) == NHWC)
 
 
 class MaxPool2d(Function):
@@ -30,7 +44,8 @@ class MaxPool2d(Function):
 
     def forward(self, x: Any, **pool: Any) -> Any:
         self.pool = pool
-        self.y = max_pool2d_forward(self.xp, x, **pool)
+        fused = _fused_max_pool(self, "max_pool2d_forward", pool, x)
+        self.y = fused(x) if fused else max_pool2d_forward(self.xp, x, **pool)
         return self.y
 
     def backward(self, grad_output: Tensor) -> Tensor:
@@ -43,6 +58,9 @@ class MaxPool2dBackward(Function):
 
     def forward(self, grad_y: Any, x: Any, *, y: Any, **pool: Any) -> Any:
         self.pool, self.y = pool, y
+        fused = _fused_max_pool(self, "max_pool2d_backward", pool, grad_y, y, x)
+        if fused:
+            return fused(grad_y, x, y)
         return max_pool2d_backward(self.xp, grad_y, x, y, **pool)
 
     def backward(self, grad_output: Tensor) -> tuple[Tensor | None, None]:
