@@ -188,7 +188,8 @@ def fast(host_library: ctypes.CDLL) -> HostFastPaths:
     cupy = types.SimpleNamespace(
         ElementwiseKernel=lambda *a: HostElementwiseKernel(host_library, *a),
         ReductionKernel=lambda *a: HostReductionKernel(host_library, *a),
-        empty=np.empty, ones=np.ones, matmul=np.matmul, ascontiguousarray=np.ascontiguousarray,
+        empty=np.empty, ndarray=np.ndarray, ones=np.ones, matmul=np.matmul,
+        ascontiguousarray=np.ascontiguousarray,
         broadcast_to=np.broadcast_to, asarray=np.asarray, dtype=np.dtype,
     )
     return HostFastPaths(cupy)

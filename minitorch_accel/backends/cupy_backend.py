@@ -177,7 +177,7 @@ class CupyBackend(Backend):
         if not array.flags.c_contiguous or array.size == 0:
             return array.copy()
         with array.device, oom_guard(array.device.id):
-            copy = self.xp.empty(array.shape, array.dtype)
+            copy = self.xp.ndarray(array.shape, array.dtype)
             copy.data.copy_from_device_async(array.data, array.nbytes)
         return copy
 

@@ -96,6 +96,8 @@ class CupyFastPaths:
         self._reductions: dict[str, Any] = {}
         # alpha = 1 and beta = 0 for cuBLAS, read from host memory during the call
         self._gemm_scalars = {c: (numpy.ones(1, c), numpy.zeros(1, c)) for c in "fd"}
+        self._gemm_pointers = {c: (one.ctypes.data, zero.ctypes.data)
+                               for c, (one, zero) in self._gemm_scalars.items()}
 
     def get(self, name: str) -> Callable[..., Any] | None:
         """The fast path called ``name``, or None if there is none."""
@@ -277,22 +279,19 @@ class CupyFastPaths:
         if layout_a is None or layout_b is None:
             return None
         if out is None:
-            out = self.cp.empty((m, n), a.dtype)
-        elif not (out.flags.c_contiguous and out.shape == (m, n) and out.dtype == a.dtype):
+            out = self.cp.ndarray((m, n), a.dtype)
+        elif not (out.shape == (m, n) and out.dtype == a.dtype and _blas_layout(out) == (0, n)):
             return None
         cublas = self.cp.cuda.cublas
         call = cublas.sgemm if a.dtype.char == "f" else cublas.dgemm
-        one, zero = self._gemm_scalars[a.dtype.char]
+        one, zero = self._gemm_pointers[a.dtype.char]
         with self.on(a):
             handle = self.cp.cuda.device.get_cublas_handle()
-            mode = cublas.getPointerMode(handle)
-            cublas.setPointerMode(handle, cublas.CUBLAS_POINTER_MODE_HOST)
-            try:
-                call(handle, layout_b[0], layout_a[0], n, m, k, one.ctypes.data,
-                     b.data.ptr, layout_b[1], a.data.ptr, layout_a[1], zero.ctypes.data,
-                     out.data.ptr, n)
-            finally:
-                cublas.setPointerMode(handle, mode)
+            # host pointer mode is cuBLAS's default, and CuPy restores it after changes
+            if cublas.getPointerMode(handle) != cublas.CUBLAS_POINTER_MODE_HOST:
+                cublas.setPointerMode(handle, cublas.CUBLAS_POINTER_MODE_HOST)
+            call(handle, layout_b[0], layout_a[0], n, m, k, one, b.data.ptr, layout_b[1],
+                 a.data.ptr, layout_a[1], zero, out.data.ptr, n)
         return out
 
     # ------------------------------------------------------------------ pooling
@@ -304,9 +303,7 @@ class CupyFastPaths:
     def _empty_nchw(self, shape: tuple[int, ...], dtype: Any, channels_last: bool) -> Any:
         """An (N, C, H, W) array: a transposed view of an NHWC one when channels_last."""
         n, c, h, w = shape
-        if channels_last:
-            return self.cp.empty((n, h, w, c), dtype)
-        return self.cp.empty(shape, dtype)
+        return self.cp.ndarray((n, h, w, c) if channels_last else shape, dtype)
 
     def max_pool2d_forward(self, x: Any, geometry: Any, channels_last: bool) -> Any:
         """Max pooling of (N, C, H, W) ``x`` (any strides) in one kernel."""
@@ -339,7 +336,7 @@ class CupyFastPaths:
         channels_last = bool(geometry.channels_last)
         shape = (geometry.groups, m, k) if channels_last else (geometry.groups, k, m)
         with self.on(x):
-            cols = self.cp.empty(shape, x.dtype)
+            cols = self.cp.ndarray(shape, x.dtype)
             self._kernel(K.IM2COL)(
                 x, n, cg, h, w, oh, ow, kh, kw, *geometry.stride, *geometry.padding,
                 *geometry.dilation, int(channels_last), cols,
@@ -354,7 +351,7 @@ class CupyFastPaths:
         channels_last = bool(geometry.channels_last)
         with self.on(cols):
             cols = self.cp.ascontiguousarray(cols)
-            img = self.cp.empty((n, h, w, c) if channels_last else (n, c, h, w), cols.dtype)
+            img = self.cp.ndarray((n, h, w, c) if channels_last else (n, c, h, w), cols.dtype)
             self._kernel(K.COL2IM)(
                 cols, n, c, cg, h, w, oh, ow, kh, kw, *geometry.stride, *geometry.padding,
                 *geometry.dilation, int(channels_last), img,
@@ -375,7 +372,7 @@ class CupyFastPaths:
                 w.reshape(groups, og, cg, kh, kw).transpose(0, 1, 3, 4, 2)
             ).reshape(groups, og, k)
             shape = (groups, m, k) if geometry.channels_last else (groups, k, m)
-            cols = cp.empty(shape, grad_y.dtype)
+            cols = cp.ndarray(shape, grad_y.dtype)
             for g in range(groups):
                 gy_g = gy[:, g * og:(g + 1) * og]
                 a, b = (gy_g, w_mat[g]) if geometry.channels_last else (w_mat[g].T, gy_g.T)
@@ -390,11 +387,14 @@ _NO_SWITCH = contextlib.nullcontext()
 def _blas_layout(x: Any) -> tuple[int, int] | None:
     """``(operation, leading dimension)`` under which cuBLAS reads the 2-D ``x`` as the
     transpose of itself (C-contiguous: 0 = CUBLAS_OP_N) or as itself (F-contiguous:
-    1 = CUBLAS_OP_T, so that the product sees ``x.T``); None for other strides."""
-    rows, cols = x.shape
-    if x.flags.c_contiguous:
+    1 = CUBLAS_OP_T, so that the product sees ``x.T``); None for other strides.
+
+    Read from the strides (cheaper than ``x.flags``, which builds an object per call).
+    """
+    (rows, cols), (row_step, col_step), size = x.shape, x.strides, x.itemsize
+    if (cols == 1 or col_step == size) and (rows == 1 or row_step == cols * size):
         return 0, max(1, cols)
-    if x.flags.f_contiguous:
+    if (rows == 1 or row_step == size) and (cols == 1 or col_step == rows * size):
         return 1, max(1, rows)
     return None
 
