@@ -173,10 +173,11 @@ class CupyBackend(Backend):
 
     def clone(self, array: Any) -> Any:
         """A copy of ``array``: one device-to-device memcpy when it is C-contiguous (a
-        third of the host time of ``array.copy()``), ``array.copy()`` otherwise."""
+        third of the host time of ``array.copy()``), ``array.copy()`` otherwise. (An
+        out-of-memory error is translated by the allocator.)"""
         if not array.flags.c_contiguous or array.size == 0:
             return array.copy()
-        with array.device, oom_guard(array.device.id):
+        with array.device if self.needs_device_context else contextlib.nullcontext():
             copy = self.xp.ndarray(array.shape, array.dtype)
             copy.data.copy_from_device_async(array.data, array.nbytes)
         return copy

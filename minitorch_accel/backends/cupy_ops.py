@@ -17,6 +17,12 @@ weight_decay, maximize, first_step) -> None``
 ``adam_update(xp, param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, lr, beta1,
 beta2, eps, weight_decay, decoupled_weight_decay, amsgrad, maximize) -> None``
     As :func:`minitorch_accel.optim.adam.adam_update`, in one kernel.
+``sgd_update_many(params, grads, bufs, lr, ...) -> bool``
+``adam_update_many(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, step, lr, ...)
+-> bool``
+    The same updates for lists of tensors, in one launch of a multi-tensor kernel
+    (:func:`~minitorch_accel.backends.cupy_kernels.multi_tensor_source`); False where
+    they do not apply (mixed dtypes, strided arrays), then nothing has changed.
 ``label_count(labels, classes, ignore_index) -> (total, result)``
     One reduction over int64 labels, and nothing waits for it: ``total`` is the 0-d
     device count (counted labels + ``2**32`` x labels out of range and not
@@ -51,14 +57,14 @@ beta2, eps, weight_decay, decoupled_weight_decay, amsgrad, maximize) -> None``
 
 from __future__ import annotations
 
-import contextlib
-import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy
 
 from . import cupy_kernels as K
+from .cupy_image_ops import ImageFastPaths
+from .cupy_optim_ops import OptimizerFastPaths
 
 #: The names :meth:`CupyFastPaths.get` answers.
 FAST_PATHS = (
@@ -66,6 +72,8 @@ FAST_PATHS = (
     "relu_backward",
     "sgd_update",
     "adam_update",
+    "sgd_update_many",
+    "adam_update_many",
     "label_count",
     "cross_entropy_forward",
     "cross_entropy_backward",
@@ -78,7 +86,7 @@ FAST_PATHS = (
 )
 
 
-class CupyFastPaths:
+class CupyFastPaths(ImageFastPaths, OptimizerFastPaths):
     """CuPy kernels built on first use, and the functions that launch them.
 
     Parameters
@@ -89,15 +97,6 @@ class CupyFastPaths:
         Whether to make each call's GPU the current one (needed with several GPUs).
     """
 
-    def __init__(self, cupy: Any, switch_devices: bool = True) -> None:
-        self.cp = cupy
-        self.switch_devices = switch_devices
-        self._kernels: dict[str, Any] = {}
-        self._reductions: dict[str, Any] = {}
-        # alpha = 1 and beta = 0 for cuBLAS, read from host memory during the call
-        self._gemm_scalars = {c: (numpy.ones(1, c), numpy.zeros(1, c)) for c in "fd"}
-        self._gemm_pointers = {c: (one.ctypes.data, zero.ctypes.data)
-                               for c, (one, zero) in self._gemm_scalars.items()}
 
     def get(self, name: str) -> Callable[..., Any] | None:
         """The fast path called ``name``, or None if there is none."""
@@ -105,26 +104,6 @@ class CupyFastPaths:
             return None
         fn: Callable[..., Any] = getattr(self, name)
         return fn
-
-    def on(self, array: Any) -> Any:
-        """The context that makes ``array``'s GPU the current one (``array.device``); a
-        no-op context on a single-GPU machine."""
-        return array.device if self.switch_devices else _NO_SWITCH
-
-    def _reduction(self, spec: K.ReductionSpec) -> Any:
-        kernel = self._reductions.get(spec.name)
-        if kernel is None:
-            kernel = self._reductions[spec.name] = self.cp.ReductionKernel(*spec.args())
-        return kernel
-
-    def _kernel(self, spec: K.KernelSpec) -> Any:
-        kernel = self._kernels.get(spec.name)
-        if kernel is None:
-            kernel = self.cp.ElementwiseKernel(
-                spec.in_params, spec.out_params, spec.operation, spec.name
-            )
-            self._kernels[spec.name] = kernel
-        return kernel
 
     # ------------------------------------------------------------------ activations
     def relu_forward(self, x: Any) -> Any:
@@ -140,59 +119,6 @@ class CupyFastPaths:
         with self.on(y):
             grad_x = self._kernel(K.RELU_BACKWARD)(y.transpose(order), grad_y.transpose(order))
         return grad_x.transpose(_inverse(order))
-
-    # ------------------------------------------------------------------ optimizers
-    def sgd_update(
-        self,
-        xp: Any,
-        param: Any,
-        grad: Any,
-        momentum_buffer: Any,
-        lr: float,
-        momentum: float,
-        dampening: float,
-        nesterov: bool,
-        weight_decay: float,
-        maximize: bool,
-        first_step: bool,
-    ) -> None:
-        """One SGD step in one kernel; ``param`` and ``momentum_buffer`` change in place."""
-        args = (grad, lr, momentum, dampening, weight_decay, int(nesterov), int(maximize),
-                int(first_step))
-        with self.on(param):
-            if momentum != 0:
-                self._kernel(K.SGD_MOMENTUM)(*args, param, momentum_buffer)
-            else:
-                self._kernel(K.SGD)(*args, param)
-
-    def adam_update(
-        self,
-        xp: Any,
-        param: Any,
-        grad: Any,
-        exp_avg: Any,
-        exp_avg_sq: Any,
-        max_exp_avg_sq: Any,
-        step: int,
-        lr: float,
-        beta1: float,
-        beta2: float,
-        eps: float,
-        weight_decay: float,
-        decoupled_weight_decay: bool,
-        amsgrad: bool,
-        maximize: bool,
-    ) -> None:
-        """One Adam/AdamW step in one kernel; the parameter and moments change in place."""
-        step_size = lr / (1.0 - beta1**step)
-        bias2_sqrt = math.sqrt(1.0 - beta2**step)
-        args = (grad, lr, beta1, beta2, eps, weight_decay, step_size, bias2_sqrt,
-                int(decoupled_weight_decay), int(maximize))
-        with self.on(param):
-            if amsgrad:
-                self._kernel(K.ADAM_AMSGRAD)(*args, param, exp_avg, exp_avg_sq, max_exp_avg_sq)
-            else:
-                self._kernel(K.ADAM)(*args, param, exp_avg, exp_avg_sq)
 
     # ------------------------------------------------------------------ loss
     def label_count(self, labels: Any, classes: int, ignore_index: int
@@ -261,144 +187,6 @@ class CupyFastPaths:
                 scale.reshape(1), logits.shape[1],
             )
 
-    # ------------------------------------------------------------------ matrix multiply
-    def gemm(self, a: Any, b: Any, out: Any = None) -> Any:
-        """``a @ b`` through one cuBLAS call, or None where it does not apply.
-
-        cuBLAS is column-major: a C-contiguous (r, c) matrix is, to it, the (c, r)
-        transpose with leading dimension c. So ``out = a @ b`` (row-major) is computed as
-        ``out.T = b.T @ a.T`` (column-major), each operand taken as is or transposed
-        according to its layout. ``cupy.matmul`` does the same, but costs about three
-        times the host time per call, and a small model makes a dozen calls per step.
-        """
-        if (a.ndim != 2 or b.ndim != 2 or a.dtype != b.dtype or a.dtype.char not in "fd"
-                or a.shape[1] != b.shape[0] or 0 in (*a.shape, b.shape[1])):
-            return None
-        (m, k), n = a.shape, b.shape[1]
-        layout_a, layout_b = _blas_layout(a), _blas_layout(b)
-        if layout_a is None or layout_b is None:
-            return None
-        if out is None:
-            out = self.cp.ndarray((m, n), a.dtype)
-        elif not (out.shape == (m, n) and out.dtype == a.dtype and _blas_layout(out) == (0, n)):
-            return None
-        cublas = self.cp.cuda.cublas
-        call = cublas.sgemm if a.dtype.char == "f" else cublas.dgemm
-        one, zero = self._gemm_pointers[a.dtype.char]
-        with self.on(a):
-            handle = self.cp.cuda.device.get_cublas_handle()
-            # host pointer mode is cuBLAS's default, and CuPy restores it after changes
-            if cublas.getPointerMode(handle) != cublas.CUBLAS_POINTER_MODE_HOST:
-                cublas.setPointerMode(handle, cublas.CUBLAS_POINTER_MODE_HOST)
-            call(handle, layout_b[0], layout_a[0], n, m, k, one, b.data.ptr, layout_b[1],
-                 a.data.ptr, layout_a[1], zero, out.data.ptr, n)
-        return out
-
-    # ------------------------------------------------------------------ pooling
-    def _pool_args(self, geometry: Any, channels_last: bool, dtype: Any) -> tuple[Any, ...]:
-        _, c, h, w = geometry.x_shape
-        return (c, h, w, *geometry.out_hw, *geometry.kernel, *geometry.stride,
-                *geometry.padding, int(channels_last), self.cp.dtype(dtype).type("-inf"))
-
-    def _empty_nchw(self, shape: tuple[int, ...], dtype: Any, channels_last: bool) -> Any:
-        """An (N, C, H, W) array: a transposed view of an NHWC one when channels_last."""
-        n, c, h, w = shape
-        return self.cp.ndarray((n, h, w, c) if channels_last else shape, dtype)
-
-    def max_pool2d_forward(self, x: Any, geometry: Any, channels_last: bool) -> Any:
-        """Max pooling of (N, C, H, W) ``x`` (any strides) in one kernel."""
-        _check_shape("max_pool2d: input", x.shape, geometry.x_shape)
-        with self.on(x):
-            y = self._empty_nchw(geometry.y_shape, x.dtype, channels_last)
-            self._kernel(K.MAX_POOL_FORWARD)(
-                x, *self._pool_args(geometry, channels_last, x.dtype), y)
-        return y.transpose(0, 3, 1, 2) if channels_last else y
-
-    def max_pool2d_backward(self, grad_y: Any, x: Any, y: Any, geometry: Any,
-                            channels_last: bool) -> Any:
-        """Each window's gradient to its first maximum, one thread per input pixel."""
-        _check_shape("max_pool2d backward: grad_output", grad_y.shape, geometry.y_shape)
-        _check_shape("max_pool2d backward: output", y.shape, geometry.y_shape)
-        with self.on(x):
-            gx = self._empty_nchw(geometry.x_shape, grad_y.dtype, channels_last)
-            self._kernel(K.MAX_POOL_BACKWARD)(
-                x, y, grad_y, *self._pool_args(geometry, channels_last, x.dtype), gx)
-        return gx.transpose(0, 3, 1, 2) if channels_last else gx
-
-    # ------------------------------------------------------------------ convolution
-    def im2col(self, x: Any, geometry: Any) -> Any:
-        """The im2col matrix of NCHW ``x`` (any strides) for a ``ConvGeometry``."""
-        _check_shape("im2col: input", x.shape, geometry.x_shape)
-        n, _, h, w = geometry.x_shape
-        _, cg, kh, kw = geometry.w_shape
-        oh, ow = geometry.out_hw
-        k, m = kh * kw * cg, geometry.rows
-        channels_last = bool(geometry.channels_last)
-        shape = (geometry.groups, m, k) if channels_last else (geometry.groups, k, m)
-        with self.on(x):
-            cols = self.cp.ndarray(shape, x.dtype)
-            self._kernel(K.IM2COL)(
-                x, n, cg, h, w, oh, ow, kh, kw, *geometry.stride, *geometry.padding,
-                *geometry.dilation, int(channels_last), cols,
-            )
-        return cols
-
-    def col2im(self, cols: Any, geometry: Any) -> Any:
-        """Sum every column entry back onto the input pixel it was read from."""
-        n, c, h, w = geometry.x_shape
-        _, cg, kh, kw = geometry.w_shape
-        oh, ow = geometry.out_hw
-        channels_last = bool(geometry.channels_last)
-        with self.on(cols):
-            cols = self.cp.ascontiguousarray(cols)
-            img = self.cp.ndarray((n, h, w, c) if channels_last else (n, c, h, w), cols.dtype)
-            self._kernel(K.COL2IM)(
-                cols, n, c, cg, h, w, oh, ow, kh, kw, *geometry.stride, *geometry.padding,
-                *geometry.dilation, int(channels_last), img,
-            )
-        return img.transpose(0, 3, 1, 2) if channels_last else img
-
-    def conv2d_grad_input(self, grad_y: Any, w: Any, geometry: Any) -> Any:
-        """Gradient of conv2d with respect to its input: GEMMs into columns, col2im."""
-        cp = self.cp
-        _check_shape("conv2d backward: grad_output", grad_y.shape, geometry.y_shape)
-        _check_shape("conv2d backward: weight", w.shape, geometry.w_shape)
-        o, cg, kh, kw = geometry.w_shape
-        groups, k, m = geometry.groups, kh * kw * cg, geometry.rows
-        og = o // groups
-        with self.on(grad_y):
-            gy = cp.ascontiguousarray(grad_y.transpose(0, 2, 3, 1)).reshape(m, o)
-            w_mat = cp.ascontiguousarray(
-                w.reshape(groups, og, cg, kh, kw).transpose(0, 1, 3, 4, 2)
-            ).reshape(groups, og, k)
-            shape = (groups, m, k) if geometry.channels_last else (groups, k, m)
-            cols = cp.ndarray(shape, grad_y.dtype)
-            for g in range(groups):
-                gy_g = gy[:, g * og:(g + 1) * og]
-                a, b = (gy_g, w_mat[g]) if geometry.channels_last else (w_mat[g].T, gy_g.T)
-                if self.gemm(a, b, cols[g]) is None:
-                    cp.matmul(a, b, out=cols[g])
-            return self.col2im(cols, geometry)
-
-
-_NO_SWITCH = contextlib.nullcontext()
-
-
-def _blas_layout(x: Any) -> tuple[int, int] | None:
-    """``(operation, leading dimension)`` under which cuBLAS reads the 2-D ``x`` as the
-    transpose of itself (C-contiguous: 0 = CUBLAS_OP_N) or as itself (F-contiguous:
-    1 = CUBLAS_OP_T, so that the product sees ``x.T``); None for other strides.
-
-    Read from the strides (cheaper than ``x.flags``, which builds an object per call).
-    """
-    (rows, cols), (row_step, col_step), size = x.shape, x.strides, x.itemsize
-    if (cols == 1 or col_step == size) and (rows == 1 or row_step == cols * size):
-        return 0, max(1, cols)
-    if (rows == 1 or row_step == size) and (cols == 1 or col_step == rows * size):
-        return 1, max(1, rows)
-    return None
-
-
 def _contiguous_order(x: Any) -> tuple[int, ...]:
     """The axis order in which ``x`` is C-contiguous (NHWC for a channels-last NCHW
     view), or the identity if there is none.
@@ -416,8 +204,3 @@ def _inverse(order: tuple[int, ...]) -> tuple[int, ...]:
     for position, axis in enumerate(order):
         inverse[axis] = position
     return tuple(inverse)
-
-
-def _check_shape(what: str, found: tuple[int, ...], expected: tuple[int, ...]) -> None:
-    if tuple(found) != tuple(expected):
-        raise ValueError(f"{what} has shape {tuple(found)}, expected {tuple(expected)}")

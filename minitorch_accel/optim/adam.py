@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..autograd import no_grad
 from ..factories import zeros_like
 from .optimizer import Optimizer, ParamsLike, check_non_negative, fast_path, grad_array
+
+if TYPE_CHECKING:
+    from ..tensor import Tensor
 
 
 def adam_update(
@@ -168,6 +171,7 @@ class Adam(Optimizer):
             for group in self.param_groups:
                 beta1, beta2 = group["betas"]
                 amsgrad = group["amsgrad"]
+                batch: list[tuple[Tensor, Any, dict[str, Any]]] = []
                 for p in group["params"]:
                     grad = grad_array(p)
                     if grad is None:
@@ -182,25 +186,36 @@ class Adam(Optimizer):
                     if amsgrad and state.get("max_exp_avg_sq") is None:
                         state["max_exp_avg_sq"] = zeros_like(p)
                     state["step"] = int(state["step"]) + 1
+                    batch.append((p, grad, state))
+                hyper = (group["lr"], beta1, beta2, group["eps"], group["weight_decay"],
+                         group["decoupled_weight_decay"], amsgrad, group["maximize"])
+                for p, grad, state in _update_many(batch, hyper):
                     update = fast_path(p.device, "adam_update") or adam_update
-                    update(
-                        p.xp,
-                        p.data,
-                        grad,
-                        state["exp_avg"].data,
-                        state["exp_avg_sq"].data,
-                        state["max_exp_avg_sq"].data if amsgrad else None,
-                        state["step"],
-                        group["lr"],
-                        beta1,
-                        beta2,
-                        group["eps"],
-                        group["weight_decay"],
-                        group["decoupled_weight_decay"],
-                        amsgrad,
-                        group["maximize"],
-                    )
+                    update(p.xp, p.data, grad, state["exp_avg"].data, state["exp_avg_sq"].data,
+                           state["max_exp_avg_sq"].data if amsgrad else None, state["step"],
+                           *hyper)
         return loss
+
+
+def _update_many(batch: list[tuple[Tensor, Any, dict[str, Any]]],
+                 hyper: tuple[Any, ...]) -> list[tuple[Tensor, Any, dict[str, Any]]]:
+    """Update every parameter of ``batch`` (``(p, grad, state)``) in one launch of the
+    backend's multi-tensor kernel when it has one and they share a device and a step
+    count; return what is left to update one by one (all of it, or nothing)."""
+    if len(batch) < 2:
+        return batch
+    device = batch[0][0].device
+    many = fast_path(device, "adam_update_many")
+    steps = {state["step"] for _, _, state in batch}
+    if many is None or len(steps) != 1 or any(p.device is not device for p, _, _ in batch):
+        return batch
+    amsgrad = hyper[6]
+    done = many([p.data for p, _, _ in batch], [grad for _, grad, _ in batch],
+                [s["exp_avg"].data for _, _, s in batch],
+                [s["exp_avg_sq"].data for _, _, s in batch],
+                [s["max_exp_avg_sq"].data for _, _, s in batch] if amsgrad else None,
+                steps.pop(), *hyper)
+    return [] if done else batch
 
 
 class AdamW(Adam):

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..autograd import no_grad
 from ..factories import zeros_like
 from .optimizer import Optimizer, ParamsLike, check_non_negative, fast_path, grad_array
+
+if TYPE_CHECKING:
+    from ..tensor import Tensor
 
 
 def sgd_update(
@@ -161,6 +164,7 @@ class SGD(Optimizer):
         with no_grad():
             for group in self.param_groups:
                 momentum = group["momentum"]
+                batch: list[tuple[Tensor, Any, Tensor | None, bool]] = []
                 for p in group["params"]:
                     grad = grad_array(p)
                     if grad is None:
@@ -173,18 +177,28 @@ class SGD(Optimizer):
                         if buf is None:  # filled with the gradient by the first update
                             buf = state["momentum_buffer"] = zeros_like(p)
                             first = True
+                    batch.append((p, grad, buf, first))
+                hyper = (group["lr"], momentum, group["dampening"], group["nesterov"],
+                         group["weight_decay"], group["maximize"])
+                for p, grad, buf, first in _update_many(batch, hyper):
                     update = fast_path(p.device, "sgd_update") or sgd_update
-                    update(
-                        p.xp,
-                        p.data,
-                        grad,
-                        None if buf is None else buf.data,
-                        group["lr"],
-                        momentum,
-                        group["dampening"],
-                        group["nesterov"],
-                        group["weight_decay"],
-                        group["maximize"],
-                        first,
-                    )
+                    update(p.xp, p.data, grad, None if buf is None else buf.data, *hyper, first)
         return loss
+
+
+def _update_many(batch: list[tuple[Tensor, Any, Tensor | None, bool]],
+                 hyper: tuple[Any, ...]) -> list[tuple[Tensor, Any, Tensor | None, bool]]:
+    """Update every parameter of ``batch`` (``(p, grad, buf, first)``) in one launch of
+    the backend's multi-tensor kernel when it has one and they share a device and a
+    first step; return what is left to update one by one (all of it, or nothing)."""
+    if len(batch) < 2:
+        return batch
+    device = batch[0][0].device
+    many = fast_path(device, "sgd_update_many")
+    firsts = {first for _, _, _, first in batch}
+    if many is None or len(firsts) != 1 or any(p.device is not device for p, *_ in batch):
+        return batch
+    bufs = None if batch[0][2] is None else [b.data for _, _, b, _ in batch if b is not None]
+    done = many([p.data for p, *_ in batch], [grad for _, grad, _, _ in batch], bufs, *hyper,
+                firsts.pop())
+    return [] if done else batch
