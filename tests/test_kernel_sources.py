@@ -255,3 +255,17 @@ def test_conv_forward_with_the_kernel_im2col(fast: HostFastPaths, x_shape: Any, 
     np.testing.assert_allclose(
         ck.conv2d_grad_weight(np, grad_y, cols, w_shape, **conv),
         ck.conv2d_grad_weight(np, grad_y, x, w_shape, **conv), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("classes", [1, 10, K.ROW_KERNEL_MAX_CLASSES + 1],
+                         ids=["one_class", "row_kernel", "reductions"])
+def test_cross_entropy_both_forward_kernels(fast: HostFastPaths, classes: int) -> None:
+    rng = np.random.default_rng(9)
+    logits = rng.standard_normal((6, classes)) * 4
+    labels = np.array([0, classes - 1, -100, 0, classes // 2, -100])
+    valid, safe = labels != -100, np.maximum(labels, 0)
+    loss, lse, _ = fast.cross_entropy_forward(logits, labels, -100)
+    expected_lse = np.log(np.exp(logits - logits.max(1, keepdims=True)).sum(1)) + logits.max(1)
+    np.testing.assert_allclose(lse, expected_lse, rtol=1e-12)
+    np.testing.assert_allclose(loss, (expected_lse - logits[np.arange(6), safe]) * valid,
+                               rtol=1e-12, atol=1e-13)

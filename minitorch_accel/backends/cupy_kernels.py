@@ -30,6 +30,7 @@ from .cupy_kernel_spec import (
 
 __all__ = [
     "ADAM", "ADAM_AMSGRAD", "COL2IM", "CROSS_ENTROPY_BACKWARD", "CROSS_ENTROPY_FORWARD",
+    "CROSS_ENTROPY_ROWS", "ROW_KERNEL_MAX_CLASSES",
     "IM2COL", "INVERSE_COUNT", "LABEL_COUNT", "MAX_POOL_BACKWARD", "MAX_POOL_FORWARD",
     "MULTI_TENSOR", "REDUCTIONS", "RELU_BACKWARD", "RELU_FORWARD", "SGD", "SGD_MOMENTUM",
     "SPECS", "SUM_EXP", "KernelSpec", "Param", "ReductionSpec", "multi_tensor_source",
@@ -114,6 +115,27 @@ CROSS_ENTROPY_FORWARD = KernelSpec(
     """,
 )
 
+#: Most classes for which CROSS_ENTROPY_ROWS (one thread per row) is used.
+ROW_KERNEL_MAX_CLASSES = 1024
+
+CROSS_ENTROPY_ROWS = KernelSpec(
+    "mta_cross_entropy_rows",
+    "raw T logits, S label, S ignore_index, int32 classes",
+    "T loss, T lse",
+    # one thread per row does the row's maximum, sum of exponentials and loss: one
+    # launch instead of three, for the few classes of most classifiers
+    """
+    const ptrdiff_t base = i * classes;
+    T row_max = logits[base];
+    for (int c = 1; c < classes; ++c) row_max = max(row_max, logits[base + c]);
+    T sum_exp = (T)0;
+    for (int c = 0; c < classes; ++c) sum_exp += exp(logits[base + c] - row_max);
+    lse = log(sum_exp) + row_max;
+    bool counted = label != ignore_index && label >= 0 && label < classes;
+    loss = counted ? lse - logits[base + label] : (T)0;
+    """,
+)
+
 CROSS_ENTROPY_BACKWARD = KernelSpec(
     "mta_cross_entropy_backward",
     "T x, raw S label, S ignore_index, raw T lse, raw T grad_rows, int32 rows_step, "
@@ -175,6 +197,7 @@ SPECS: tuple[KernelSpec, ...] = (
     ADAM,
     ADAM_AMSGRAD,
     CROSS_ENTROPY_FORWARD,
+    CROSS_ENTROPY_ROWS,
     CROSS_ENTROPY_BACKWARD,
     IM2COL,
     COL2IM,

@@ -156,11 +156,15 @@ class CupyFastPaths(ImageFastPaths, OptimizerFastPaths):
         cp = self.cp
         with self.on(logits):
             logits = cp.ascontiguousarray(logits)
-            row_max = logits.max(axis=1)
-            sum_exp = self._reduction(K.SUM_EXP)(logits, row_max[:, None], axis=1)
-            loss, lse = self._kernel(K.CROSS_ENTROPY_FORWARD)(
-                logits, labels, ignore_index, row_max, sum_exp, logits.shape[1]
-            )
+            classes = logits.shape[1]
+            if classes <= K.ROW_KERNEL_MAX_CLASSES:
+                loss, lse = self._kernel(K.CROSS_ENTROPY_ROWS)(
+                    logits, labels, ignore_index, classes)
+            else:  # many classes: parallel reductions over each row first
+                row_max = logits.max(axis=1)
+                sum_exp = self._reduction(K.SUM_EXP)(logits, row_max[:, None], axis=1)
+                loss, lse = self._kernel(K.CROSS_ENTROPY_FORWARD)(
+                    logits, labels, ignore_index, row_max, sum_exp, classes)
             if reduction == "none":
                 return loss, lse, None
             if reduction == "mean":
