@@ -514,3 +514,27 @@ def test_clone_is_an_independent_copy() -> None:
     copy = backend.clone(x)
     x += 1  # the copy does not follow
     cp.testing.assert_array_equal(copy, cp.arange(12.0).reshape(3, 4))
+
+
+@gpu
+@needs_gpu
+def test_multi_tensor_sgd_on_the_gpu_reuses_its_pointer_table() -> None:
+    import cupy as cp
+
+    rng = np.random.default_rng(12)
+    host = [rng.standard_normal(n) for n in (5, 0, 300, 1)]
+    params, bufs = [cp.asarray(p) for p in host], [cp.zeros(len(p)) for p in host]
+    expected, expected_bufs = [p.copy() for p in host], [np.zeros(len(p)) for p in host]
+    grads_host = [rng.standard_normal(len(p)) for p in host]
+    grads = [cp.asarray(g) for g in grads_host]
+    fast = mta.Device("cuda").backend._fast
+    tables = []
+    for step in range(3):
+        assert fast_path("sgd_update_many")(params, grads, bufs, 0.1, 0.9, 0.0, True, 0.01,
+                                            False, step == 0)
+        tables.append(fast._last_table[1])
+        for p, g, b in zip(expected, grads_host, expected_bufs, strict=True):
+            sgd_update(np, p, g, b, 0.1, 0.9, 0.0, True, 0.01, False, step == 0)
+    assert tables[0] is tables[1] is tables[2]  # same arrays: uploaded once
+    for found, want in zip(params + bufs, expected + expected_bufs, strict=True):
+        np.testing.assert_allclose(cp.asnumpy(found), want, rtol=1e-12)

@@ -152,8 +152,9 @@ def test_label_count(fast: HostFastPaths, labels: list[int], counted: int,
     total, result = fast.label_count(np.array(labels, np.int64), 4, -100)
     assert result() == (counted, out_of_range)
     assert int(total) == counted + (out_of_range << 32)
-    inverse = fast._kernel(K.INVERSE_COUNT)(total, np.empty(()))
-    assert float(inverse) == (1 / counted if counted else np.inf)
+    mean, scale = fast._kernel(K.MEAN_OF_COUNTED)(np.array(2.0), total)
+    assert float(scale) == (1 / counted if counted else np.inf)
+    assert float(mean) == 2.0 * float(scale)
 
 
 POOLS = [(2, None, 0), (3, 2, 1), ((3, 2), 1, 0), ((2, 3), (1, 2), (1, 1))]

@@ -31,7 +31,7 @@ from .cupy_kernel_spec import (
 __all__ = [
     "ADAM", "ADAM_AMSGRAD", "COL2IM", "CROSS_ENTROPY_BACKWARD", "CROSS_ENTROPY_FORWARD",
     "CROSS_ENTROPY_ROWS", "ROW_KERNEL_MAX_CLASSES",
-    "IM2COL", "INVERSE_COUNT", "LABEL_COUNT", "MAX_POOL_BACKWARD", "MAX_POOL_FORWARD",
+    "IM2COL", "LABEL_COUNT", "MEAN_OF_COUNTED", "MAX_POOL_BACKWARD", "MAX_POOL_FORWARD",
     "MULTI_TENSOR", "REDUCTIONS", "RELU_BACKWARD", "RELU_FORWARD", "SGD", "SGD_MOMENTUM",
     "SPECS", "SUM_EXP", "KernelSpec", "Param", "ReductionSpec", "multi_tensor_source",
     "standalone_source",
@@ -175,14 +175,17 @@ LABEL_COUNT = ReductionSpec(
     "0",
 )
 
-#: ``total`` from LABEL_COUNT -> ``1 / counted rows`` in the loss's type, on the device
-#: (no read-back): the scale of a mean. No row counted gives inf, and the mean 0 * inf
-#: = NaN, as PyTorch's.
-INVERSE_COUNT = KernelSpec(
-    "mta_inverse_count",
-    "int64 total",
-    "T scale",
-    "scale = (T)1 / (T)(total & 0xFFFFFFFFLL);",
+#: ``(sum of the row losses, total from LABEL_COUNT) -> (mean, scale)``, on the device
+#: (no read-back): ``scale = 1 / counted rows`` is kept for backward. No row counted
+#: gives scale inf and the mean 0 * inf = NaN, as PyTorch's.
+MEAN_OF_COUNTED = KernelSpec(
+    "mta_mean_of_counted",
+    "T total_loss, int64 total",
+    "T mean, T scale",
+    """
+    scale = (T)1 / (T)(total & 0xFFFFFFFFLL);
+    mean = total_loss * scale;
+    """,
 )
 
 #: Every reduction kernel of the backend.
@@ -203,7 +206,7 @@ SPECS: tuple[KernelSpec, ...] = (
     COL2IM,
     MAX_POOL_FORWARD,
     MAX_POOL_BACKWARD,
-    INVERSE_COUNT,
+    MEAN_OF_COUNTED,
 )
 
 

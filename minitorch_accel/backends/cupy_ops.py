@@ -168,10 +168,9 @@ class CupyFastPaths(ImageFastPaths, OptimizerFastPaths):
             if reduction == "none":
                 return loss, lse, None
             if reduction == "mean":
-                scale = self._kernel(K.INVERSE_COUNT)(total, cp.empty((), logits.dtype))
-            else:
-                scale = cp.ones((), logits.dtype)
-            return loss.sum() * scale, lse, scale
+                mean, scale = self._kernel(K.MEAN_OF_COUNTED)(loss.sum(), total)
+                return mean, lse, scale
+            return loss.sum(), lse, cp.ones((), logits.dtype)
 
     def cross_entropy_backward(self, logits: Any, labels: Any, ignore_index: int, lse: Any,
                                grad: Any, scale: Any = None) -> Any:

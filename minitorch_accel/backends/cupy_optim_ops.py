@@ -18,7 +18,8 @@ class OptimizerFastPaths(FastPathBase):
 
     def __init__(self, cupy: Any, switch_devices: bool = True) -> None:
         super().__init__(cupy, switch_devices)
-        self._last_table: tuple[tuple[int, ...], Any] | None = None
+        self._last_table: tuple[tuple[int, ...], list[Any]] | None = None
+        self._plans: dict[str, list[tuple[str, bool, bool]]] = {}
 
     def sgd_update(
         self,
@@ -105,44 +106,59 @@ class OptimizerFastPaths(FastPathBase):
     def _run_many(self, kind: str, arrays: dict[str, list[Any]],
                   scalars: dict[str, float | bool]) -> bool:
         spec, names = K.MULTI_TENSOR[kind]
-        first = arrays["param"][0]
-        dtype, count = first.dtype, len(arrays["param"])
-        every = [a for name in names for a in arrays[name]]
-        if dtype.char not in "fd" or len(every) != count * len(names) or any(
-                a.dtype != dtype or not a.flags.c_contiguous for a in every):
+        params = arrays["param"]
+        dtype, count = params[0].dtype, len(params)
+        if dtype.char not in "fd" or any(len(arrays[name]) != count for name in names):
             return False
-        sizes = [a.size for a in arrays["param"]]
-        if any(a.size != size for name in names
-               for a, size in zip(arrays[name], sizes, strict=True)):
-            return False
+        sizes = [p.size for p in params]
+        for name in names:
+            for a, size in zip(arrays[name], sizes, strict=True):
+                if a.dtype != dtype or a.size != size or not a.flags.c_contiguous:
+                    return False
         ends = list(itertools.accumulate(sizes))
-        with self.on(first):
-            table = self._pointer_table([self._pointer(a) for a in every] + ends)
+        with self.on(params[0]):
+            tables = self._pointer_tables(
+                [self._pointer(a) for name in names for a in arrays[name]] + ends,
+                len(names), count)
         args: list[Any] = []
-        for p in spec.params():
-            if p.name in arrays:
-                index = names.index(p.name)
-                args.append(table[index * count:(index + 1) * count])
+        for name, is_array, is_float in self._plan(kind):
+            if is_array:
+                args.append(tables[names.index(name)])
             else:
-                value = scalars[p.name]
-                args.append(dtype.type(value) if p.type_name == "T" else numpy.int32(value))
-        args += [table[len(names) * count:], numpy.int32(count), numpy.int64(ends[-1])]
+                value = scalars[name]
+                args.append(dtype.type(value) if is_float else numpy.int32(value))
+        args += [tables[-1], numpy.int32(count), numpy.int64(ends[-1])]
         kernel = self._many_kernel(kind, dtype.char)
-        with self.on(first):
+        with self.on(params[0]):
             kernel((min(max(1, -(-ends[-1] // 256)), 4096),), (256,), tuple(args))
         return True
+
+    def _plan(self, kind: str) -> list[tuple[str, bool, bool]]:
+        """``(name, is a pointer table, is of type T)`` for each kernel parameter."""
+        plan = self._plans.get(kind)
+        if plan is None:
+            spec, names = K.MULTI_TENSOR[kind]
+            plan = self._plans[kind] = [(p.name, p.name in names, p.type_name == "T")
+                                        for p in spec.params()]
+        return plan
 
     def _pointer(self, array: Any) -> int:
         return int(array.data.ptr)
 
-    def _pointer_table(self, values: list[int]) -> Any:
-        """The values as an int64 device array; the last table is reused while the
-        values repeat (parameters and, thanks to the memory pool, gradients usually land
-        at the same addresses every step), which saves the upload."""
+    def _pointer_tables(self, values: list[int], tables: int, count: int) -> list[Any]:
+        """The values as one int64 device array, cut into ``tables`` tables of ``count``
+        pointers and the ``ends`` after them. The last upload is reused while the values
+        repeat (parameters and, thanks to the memory pool, gradients usually land at the
+        same addresses every step): no copy to the GPU then."""
         key = (self.cp.cuda.runtime.getDevice(), *values)
         if self._last_table is None or self._last_table[0] != key:
-            self._last_table = (key, self.cp.asarray(numpy.array(values, numpy.int64)))
+            table = self._upload(values)
+            cut = [table[i * count:(i + 1) * count] for i in range(tables)]
+            self._last_table = (key, [*cut, table[tables * count:]])
         return self._last_table[1]
+
+    def _upload(self, values: list[int]) -> Any:
+        return self.cp.asarray(numpy.array(values, numpy.int64))
 
     def _many_kernel(self, kind: str, char: str) -> Any:
         name = f"many:{kind}:{char}"
