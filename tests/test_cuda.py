@@ -538,3 +538,24 @@ def test_multi_tensor_sgd_on_the_gpu_reuses_its_pointer_table() -> None:
     assert tables[0] is tables[1] is tables[2]  # same arrays: uploaded once
     for found, want in zip(params + bufs, expected + expected_bufs, strict=True):
         np.testing.assert_allclose(cp.asnumpy(found), want, rtol=1e-12)
+
+
+@gpu
+@needs_gpu
+def test_loader_prefetch_to_the_gpu_orders_work_after_the_copies() -> None:
+    import cupy as cp
+
+    from minitorch_accel.data import DataLoader, TensorDataset
+
+    images = np.random.default_rng(13).standard_normal((300, 64)).astype(np.float32)
+    ds = TensorDataset(images, np.arange(300))
+    loader = DataLoader(ds, batch_size=32, shuffle=True, seed=2, device="cuda", prefetch=2)
+    with cp.cuda.Stream(non_blocking=True):  # the consumer's own stream waits too
+        kept = [(x, y, (x * 2).sum(axis=1)) for x, y in loader]
+    for x, y, doubled in kept:  # every batch intact after the buffers were reused
+        rows = images[y.numpy()]
+        np.testing.assert_array_equal(x.numpy(), rows)
+        np.testing.assert_allclose(doubled.numpy(), 2 * rows.sum(axis=1), rtol=1e-5)
+    transfer = mta.Device("cuda").backend.upload_async(images[:3], mta.Device("cuda"))
+    transfer.finish()
+    np.testing.assert_array_equal(cp.asnumpy(transfer.array), images[:3])

@@ -6,7 +6,7 @@ registered too and built lazily, on first use.
 
 from __future__ import annotations
 
-from .base import Backend, TransferStats, transfer_stats
+from .base import Backend, Transfer, TransferStats, transfer_stats
 from .device import Device, DeviceLike
 from .registry import available, get, register, registered, unregister
 
@@ -30,6 +30,7 @@ __all__ = [
     "Backend",
     "Device",
     "DeviceLike",
+    "Transfer",
     "TransferStats",
     "available",
     "get",

@@ -62,6 +62,33 @@ class TransferStats:
 transfer_stats = TransferStats()
 
 
+class Transfer:
+    """A copy from the host to a device, possibly still running.
+
+    Attributes
+    ----------
+    array : backend array
+        The destination; its values may be read only by work ordered after the copy.
+    """
+
+    def __init__(self, array: Any, wait: Callable[[], None] | None = None,
+                 finish: Callable[[], None] | None = None) -> None:
+        self.array = array
+        self._wait = wait
+        self._finish = finish
+
+    def wait(self) -> None:
+        """Order the work the calling thread queues from now on after the copy (on a
+        GPU its current stream waits for the copy's event; the host does not block)."""
+        if self._wait is not None:
+            self._wait()
+
+    def finish(self) -> None:
+        """Block until the copy is done: the source may then be overwritten."""
+        if self._finish is not None:
+            self._finish()
+
+
 class Backend:
     """An array backend: an array module ``xp`` plus the few things ops cannot do alone.
 
@@ -103,6 +130,21 @@ class Backend:
     ) -> Any:
         """Copy a host array to ``device`` (asynchronously where the backend can)."""
         return self.asarray(host, device, dtype)
+
+    def upload_async(self, host: np.ndarray, device: Device) -> Transfer:
+        """Start copying ``host`` to ``device`` and return the :class:`Transfer`.
+
+        ``host`` must not change until :meth:`Transfer.finish` (buffers reused batch
+        after batch wait for it); work on the result must come after
+        :meth:`Transfer.wait`. Here the copy is done on return (and is a real copy even
+        where the device shares the host's memory).
+        """
+        return Transfer(self.upload(np.array(host, copy=True), device))
+
+    def pinned_empty(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+        """An uninitialised host array the device can copy from asynchronously
+        (page-locked memory on a GPU; ordinary memory here)."""
+        return np.empty(shape, dtype)
 
     def download(self, array: Any, non_blocking: bool = False) -> np.ndarray:
         """Copy an array of this backend to the host."""

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .base import Backend
+from .base import Backend, Transfer
 from .cuda_memory import OutOfMemoryError, TrackingAllocator, oom_guard, translate_oom
 
 if TYPE_CHECKING:
@@ -128,25 +128,44 @@ class CupyBackend(Backend):
         :meth:`pin`) and the call returns at once; kernels queued afterwards on the
         current stream wait for it, so results are always correct.
         """
-        with self.device_context(device), oom_guard(device.index):
-            if non_blocking and host.nbytes > 0:
-                out = self._upload_async(np.ascontiguousarray(host), device)
-            else:
+        if non_blocking and host.nbytes > 0:
+            transfer = self.upload_async(np.ascontiguousarray(host), device)
+            transfer.wait()
+            out = transfer.array
+        else:
+            with self.device_context(device), oom_guard(device.index):
                 out = self.xp.asarray(host)
-            if dtype is not None and out.dtype != np.dtype(dtype):
+        if dtype is not None and out.dtype != np.dtype(dtype):
+            with self.device_context(device):
                 out = out.astype(dtype)
         return out
 
-    def _upload_async(self, host: np.ndarray, device: Device) -> Any:
+    def upload_async(self, host: np.ndarray, device: Device) -> Transfer:
+        """Queue the copy of ``host`` on the device's copy stream and return at once.
+
+        From pinned memory the DMA engine reads ``host`` directly; from pageable memory
+        it is first copied into a pinned buffer (kept alive until the copy is done).
+        The :class:`~minitorch_accel.backends.base.Transfer` waits on the copy's event:
+        ``wait()`` makes the calling thread's current stream wait, ``finish()`` blocks.
+        """
         cp = self.xp
-        staged = host if self.is_pinned(host) else self.pin(host)
-        out = cp.empty(host.shape, host.dtype)
-        stream = self._copy_stream(device.index or 0)
-        out.set(staged, stream=stream)
-        done = stream.record()
-        cp.cuda.get_current_stream().wait_event(done)
-        self._keep_until(done, staged)
-        return out
+        host = np.ascontiguousarray(host)
+        with self.device_context(device), oom_guard(device.index):
+            staged = host if self.is_pinned(host) else self.pin(host)
+            out = cp.ndarray(host.shape, host.dtype)
+            if host.nbytes == 0:
+                return Transfer(out)
+            stream = self._copy_stream(device.index or 0)
+            out.set(staged, stream=stream)
+            done = stream.record()
+            if staged is not host:
+                self._keep_until(done, staged)
+
+        def wait() -> None:
+            with self.device_context(device):
+                cp.cuda.get_current_stream().wait_event(done)
+
+        return Transfer(out, wait, done.synchronize)
 
     def download(self, array: Any, non_blocking: bool = False) -> np.ndarray:
         """Copy a CuPy array to the host.

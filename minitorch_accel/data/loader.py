@@ -7,16 +7,15 @@ Two ways to build a batch:
   ``images[batch_indices]``; thousands of samples per millisecond.
 * anything else: ``dataset[i]`` for each index, then the samples are stacked.
 
-With ``device=``, a background thread builds each batch and copies it to the
-device while the caller trains on the previous one (PCIe is a thin pipe: hiding
-the copy behind compute is the point), staying at most ``prefetch`` batches ahead.
+With ``device=``, a background thread builds each batch in reused page-locked
+buffers and starts its copy to the device while the caller trains on the previous
+one (PCIe is a thin pipe: hiding the copy behind compute is the point), staying at
+most ``prefetch`` batches ahead (see :mod:`minitorch_accel.data.prefetch`).
 """
 
 from __future__ import annotations
 
-import queue
-import threading
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -26,6 +25,7 @@ from ..backends import Device, DeviceLike
 from ..factories import from_numpy
 from ..tensor import Tensor
 from .dataset import SizedDataset, Subset
+from .prefetch import Empty, Fields, Gather, prefetch
 
 __all__ = ["DataLoader"]
 
@@ -183,85 +183,40 @@ class DataLoader:
         stop = len(self) * self.batch_size
         return [order[i : min(i + self.batch_size, n)] for i in range(0, stop, self.batch_size)]
 
-    def _host_batches(
-        self, batches: Sequence[npt.NDArray[np.int64]]
-    ) -> Generator[Batch, None, None]:
+    def _gathers(self, batches: Sequence[npt.NDArray[np.int64]]) -> list[Gather]:
+        """One function per batch that builds its fields (see :data:`.prefetch.Gather`)."""
         source = _array_source(self.dataset)
-        for idx in batches:
-            if source is not None:
-                arrays, mapping = source
-                rows = idx if mapping is None else mapping[idx]
-                fields = tuple(np.take(a, rows, axis=0) for a in arrays)
-            else:
+
+        def gather_for(idx: npt.NDArray[np.int64]) -> Gather:
+            def gather(empty: Empty | None) -> Fields:
+                if source is not None:  # one fancy-indexing call per field
+                    arrays, mapping = source
+                    rows = idx if mapping is None else mapping[idx]
+                    return tuple(np.take(a, rows, axis=0, out=None if empty is None
+                                         else empty((len(rows), *a.shape[1:]), a.dtype))
+                                 for a in arrays)
                 fields = _collate([self.dataset[int(i)] for i in idx])
-            yield tuple(from_numpy(np.ascontiguousarray(f)) for f in fields)
+                if empty is None:
+                    return fields
+                buffers = tuple(empty(f.shape, f.dtype) for f in fields)
+                for buffer, f in zip(buffers, fields, strict=True):
+                    buffer[...] = f
+                return buffers
+
+            return gather
+
+        return [gather_for(idx) for idx in batches]
 
     def __iter__(self) -> Iterator[Batch]:
         """One epoch of batches (the shuffled order is drawn here, in the caller)."""
-        batches = self._batch_indices()
+        gathers = self._gathers(self._batch_indices())
         if self.device is None:
-            return self._host_batches(batches)
-        return _prefetch(self._host_batches(batches), self.device, self.prefetch)
+            return (tuple(from_numpy(np.ascontiguousarray(f)) for f in gather(None))
+                    for gather in gathers)
+        return prefetch(gathers, self.device, self.prefetch)
 
     def __repr__(self) -> str:
         return (
             f"DataLoader(n={len(self.dataset)}, batch_size={self.batch_size}, "
             f"shuffle={self.shuffle}, drop_last={self.drop_last}, device={self.device})"
         )
-
-
-class _Failure:
-    """An exception raised in the worker thread, carried to the caller."""
-
-    def __init__(self, error: BaseException) -> None:
-        self.error = error
-
-
-_END = object()
-
-
-def _move(batch: Batch, device: Device) -> Batch:
-    moved = tuple(t.to(device, non_blocking=True) for t in batch)
-    # The copy must be complete before the caller's thread computes on the batch
-    # (a no-op on the CPU).
-    device.backend.synchronize(device)
-    return moved
-
-
-def _prefetch(batches: Generator[Batch, None, None], device: Device, depth: int) -> Iterator[Batch]:
-    """Build and move batches in a background thread, at most ``depth`` ahead."""
-    ready: queue.Queue[Any] = queue.Queue()
-    slots = threading.Semaphore(depth)  # one per batch built and not yet taken by the caller
-    stop = threading.Event()
-
-    def work() -> None:
-        try:
-            while True:
-                while not slots.acquire(timeout=0.05):
-                    if stop.is_set():
-                        return
-                if stop.is_set():
-                    return
-                batch = next(batches, None)
-                if batch is None:
-                    ready.put(_END)
-                    return
-                ready.put(_move(batch, device))
-        except BaseException as exc:  # handed to the caller, not swallowed
-            ready.put(_Failure(exc))
-
-    thread = threading.Thread(target=work, name="minitorch_accel-prefetch", daemon=True)
-    thread.start()
-    try:
-        while True:
-            item = ready.get()
-            if item is _END:
-                return
-            if isinstance(item, _Failure):
-                raise item.error
-            slots.release()
-            yield item
-    finally:
-        stop.set()
-        thread.join()
-        batches.close()
