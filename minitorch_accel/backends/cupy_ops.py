@@ -87,15 +87,10 @@ FAST_PATHS = (
 
 
 class CupyFastPaths(ImageFastPaths, OptimizerFastPaths):
-    """CuPy kernels built on first use, and the functions that launch them.
-
-    Parameters
-    ----------
-    cupy : module
-        The imported ``cupy`` module.
-    switch_devices : bool
-        Whether to make each call's GPU the current one (needed with several GPUs).
-    """
+    """Every fast path of the CuPy backend: the activation and loss kernels here, the
+    image and optimizer ones from the two base classes, the GEMM from
+    :class:`~minitorch_accel.backends.cupy_fast_base.FastPathBase` (whose parameters
+    it takes)."""
 
 
     def get(self, name: str) -> Callable[..., Any] | None:

@@ -8,7 +8,14 @@ from typing import TYPE_CHECKING, Any
 
 from ..autograd import no_grad
 from ..factories import zeros_like
-from .optimizer import Optimizer, ParamsLike, check_non_negative, fast_path, grad_array
+from .optimizer import (
+    Optimizer,
+    ParamsLike,
+    check_non_negative,
+    fast_path,
+    foreach_kernel,
+    grad_array,
+)
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -199,15 +206,12 @@ class Adam(Optimizer):
 
 def _update_many(batch: list[tuple[Tensor, Any, dict[str, Any]]],
                  hyper: tuple[Any, ...]) -> list[tuple[Tensor, Any, dict[str, Any]]]:
-    """Update every parameter of ``batch`` (``(p, grad, state)``) in one launch of the
-    backend's multi-tensor kernel when it has one and they share a device and a step
-    count; return what is left to update one by one (all of it, or nothing)."""
-    if len(batch) < 2:
-        return batch
-    device = batch[0][0].device
-    many = fast_path(device, "adam_update_many")
+    """Update every parameter of ``batch`` (``(p, grad, state)``) in one launch when the
+    backend can (see :func:`.optimizer.foreach_kernel`); return what is left to update
+    one by one (all of it, or nothing)."""
     steps = {state["step"] for _, _, state in batch}
-    if many is None or len(steps) != 1 or any(p.device is not device for p, _, _ in batch):
+    many = foreach_kernel([p for p, _, _ in batch], "adam_update_many", steps)
+    if many is None:
         return batch
     amsgrad = hyper[6]
     done = many([p.data for p, _, _ in batch], [grad for _, grad, _ in batch],

@@ -14,7 +14,7 @@ tensor may be shared by several parameters.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -318,6 +318,20 @@ def grad_array(p: Tensor) -> Any:
 def fast_path(device: Device, name: str) -> Callable[..., None] | None:
     """The backend's fused kernel called ``name`` for ``device``, or None."""
     kernel: Callable[..., None] | None = device.backend.kernel(name)
+    return kernel
+
+
+def foreach_kernel(params: Sequence[Tensor], name: str, shared: set[Any]
+                   ) -> Callable[..., bool] | None:
+    """The backend's multi-tensor kernel ``name`` (one launch updates every parameter),
+    when there is one, the parameters are several, on one device, and share the one
+    value in ``shared`` (a first step, a step count); None otherwise."""
+    if len(params) < 2 or len(shared) != 1:
+        return None
+    device = params[0].device
+    if any(p.device is not device for p in params):
+        return None
+    kernel: Callable[..., bool] | None = device.backend.kernel(name)
     return kernel
 
 

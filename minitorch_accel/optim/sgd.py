@@ -7,7 +7,14 @@ from typing import TYPE_CHECKING, Any
 
 from ..autograd import no_grad
 from ..factories import zeros_like
-from .optimizer import Optimizer, ParamsLike, check_non_negative, fast_path, grad_array
+from .optimizer import (
+    Optimizer,
+    ParamsLike,
+    check_non_negative,
+    fast_path,
+    foreach_kernel,
+    grad_array,
+)
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -188,15 +195,12 @@ class SGD(Optimizer):
 
 def _update_many(batch: list[tuple[Tensor, Any, Tensor | None, bool]],
                  hyper: tuple[Any, ...]) -> list[tuple[Tensor, Any, Tensor | None, bool]]:
-    """Update every parameter of ``batch`` (``(p, grad, buf, first)``) in one launch of
-    the backend's multi-tensor kernel when it has one and they share a device and a
-    first step; return what is left to update one by one (all of it, or nothing)."""
-    if len(batch) < 2:
-        return batch
-    device = batch[0][0].device
-    many = fast_path(device, "sgd_update_many")
+    """Update every parameter of ``batch`` (``(p, grad, buf, first)``) in one launch when
+    the backend can (see :func:`.optimizer.foreach_kernel`); return what is left to
+    update one by one (all of it, or nothing)."""
     firsts = {first for _, _, _, first in batch}
-    if many is None or len(firsts) != 1 or any(p.device is not device for p, *_ in batch):
+    many = foreach_kernel([p for p, *_ in batch], "sgd_update_many", firsts)
+    if many is None:
         return batch
     bufs = None if batch[0][2] is None else [b.data for _, _, b, _ in batch if b is not None]
     done = many([p.data for p, *_ in batch], [grad for _, grad, _, _ in batch], bufs, *hyper,
