@@ -106,9 +106,15 @@ class Function:
     operations, one gradient per input (None where there is none). What backward needs
     is saved as attributes of ``self``; ``self.inputs`` are the input Tensors and
     :meth:`output` the output Tensor (for classes that set ``saves_output = True``).
+
+    A class whose ``backward`` returns gradients in newly allocated arrays that nothing
+    else refers to sets ``fresh_grads = True``: a leaf's ``.grad`` then takes such an
+    array as it is instead of a copy (as PyTorch's AccumulateGrad steals a gradient
+    nobody shares), one copy per parameter per step saved.
     """
 
     saves_output = False
+    fresh_grads = False
 
     inputs: tuple[Tensor, ...]  # () once the graph is freed; None marks a missing input
     needs_input_grad: tuple[bool, ...]
@@ -236,13 +242,18 @@ def run_backward(
     wanted = {id(t): t for t in capture} if capture is not None else None
     captured: dict[int, Tensor] = {}
 
-    def send(t: Tensor, g: Tensor) -> None:
-        """Route the gradient ``g`` of ``t``: into a leaf, or on to the node behind ``t``."""
+    stolen: set[int] = set()  # arrays now held by a leaf's .grad
+
+    def send(t: Tensor, g: Tensor, fresh: bool = False) -> None:
+        """Route the gradient ``g`` of ``t``: into a leaf, or on to the node behind ``t``.
+        ``fresh``: ``g``'s array is new and unshared, so a leaf may keep it uncopied."""
         if wanted is not None and id(t) in wanted:
             _add(captured, id(t), g)
         if t._node is None:
             if wanted is None:
-                _accumulate_into_leaf(t, g)
+                fresh = fresh and id(g.data) not in stolen
+                if _accumulate_into_leaf(t, g, fresh):
+                    stolen.add(id(g.data))
         else:
             _add(grads, id(t._node), g)
 
@@ -257,6 +268,7 @@ def run_backward(
             results = fn.backward(grad_out)
             if not isinstance(results, tuple):
                 results = (results,)
+            fresh = fn.fresh_grads and not create_graph
             for t, g in zip(fn.inputs, results, strict=False):
                 if g is None or t is None or not t.requires_grad:
                     continue
@@ -264,7 +276,7 @@ def run_backward(
                     g = sum_to_shape(g, t.shape)
                 if g.data.dtype is not t.data.dtype and g.data.dtype != t.data.dtype:
                     g = g.to(dtype=t.dtype)
-                send(t, g)
+                send(t, g, fresh)
             if not retain_graph:
                 fn.__dict__.clear()  # frees the saved arrays now, not at garbage collection
                 fn.inputs = ()
@@ -279,15 +291,19 @@ def _add(totals: dict[int, Tensor], key: int, grad: Tensor) -> None:
     totals[key] = grad if found is None else found + grad
 
 
-def _accumulate_into_leaf(leaf: Tensor, grad: Tensor) -> None:
-    """``leaf.grad += grad``, storing an owned copy the first time."""
+def _accumulate_into_leaf(leaf: Tensor, grad: Tensor, fresh: bool = False) -> bool:
+    """``leaf.grad += grad``, storing an owned array the first time: ``grad``'s own when
+    it is ``fresh`` (then True is returned: the array now belongs to the leaf), else a
+    copy."""
     if grad._node is not None:  # create_graph: keep the gradient's own graph
         leaf.grad = grad if leaf.grad is None else leaf.grad + grad
     elif leaf.grad is None:
-        # A copy: the incoming array may be a read-only broadcast view, or shared with
-        # another leaf (the two inputs of an add) or with the caller's ``gradient``.
-        copy = grad.device.backend.clone(grad.data)
-        leaf.grad = _make_tensor(copy, grad.device, False, None)
+        # Otherwise a copy: the incoming array may be a read-only broadcast view, or
+        # shared with another leaf (the two inputs of an add) or with the caller's
+        # ``gradient``.
+        data = grad.data if fresh else grad.device.backend.clone(grad.data)
+        leaf.grad = _make_tensor(data, grad.device, False, None)
+        return fresh
     elif leaf.grad._node is None:
         try:
             leaf.grad.data += grad.data  # accumulate in place, as PyTorch does
@@ -295,6 +311,7 @@ def _accumulate_into_leaf(leaf: Tensor, grad: Tensor) -> None:
             leaf.grad = leaf.grad + grad
     else:
         leaf.grad = leaf.grad + grad
+    return False
 
 
 def grad(

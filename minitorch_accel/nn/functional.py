@@ -53,6 +53,8 @@ except ModuleNotFoundError as exc:
 class Linear(Function):
     """``y = x @ weight.T + bias`` over the last dim of ``x``, as one node."""
 
+    fresh_grads = True  # products and sums into new arrays
+
     def forward(self, x: Any, weight: Any, bias: Any) -> Any:
         out = gemm(self.xp, x, weight.T)
         if bias is not None:

@@ -34,6 +34,8 @@ from .conv_kernels import (
 class Conv2d(Function):
     """``y = conv2d(x, w) + b``; keeps the im2col matrix for the weight gradient."""
 
+    fresh_grads = True  # each gradient is the new output of one of the Functions below
+
     def forward(self, x: Any, w: Any, b: Any, *, keep_cols: bool, **conv: Any) -> Any:
         y, cols = conv2d_forward(self.xp, x, w, b, **conv,
                                  fast_im2col=self.device.backend.kernel("im2col"))
