@@ -25,6 +25,7 @@ Memory layout, the part that makes it fast on a CPU:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -73,7 +74,7 @@ class ConvGeometry:
     dilation: tuple[int, int]
     groups: int
 
-    @property
+    @functools.cached_property
     def out_hw(self) -> tuple[int, int]:
         """Output height and width."""
         (_, _, h, w), (_, _, kh, kw) = self.x_shape, self.w_shape
@@ -81,18 +82,18 @@ class ConvGeometry:
         return ((h + 2 * ph - dh * (kh - 1) - 1) // sh + 1,
                 (w + 2 * pw - dw * (kw - 1) - 1) // sw + 1)
 
-    @property
+    @functools.cached_property
     def rows(self) -> int:
         """GEMM rows M = N * OH * OW."""
         oh, ow = self.out_hw
         return self.x_shape[0] * oh * ow
 
     @property
-    def channels_last(self) -> bool:
+    def channels_last(self) -> bool:  # not cached: tests change the threshold
         """Whether ``cols`` is (M, K) channels-last rather than (K, M) kernel-major."""
         return self.w_shape[1] >= _CHANNELS_LAST_MIN
 
-    @property
+    @functools.cached_property
     def y_shape(self) -> tuple[int, int, int, int]:
         """Output shape (N, O, OH, OW)."""
         return (self.x_shape[0], self.w_shape[0], *self.out_hw)
@@ -108,7 +109,24 @@ def conv_geometry(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: In
         Non-4-D input or weight, channel mismatch, groups not dividing the channels,
         stride or dilation <= 0, negative padding, or a kernel larger than the padded
         input; the message names the shapes.
+
+    Notes
+    -----
+    The result is cached by its arguments: a training step asks for the same few
+    geometries over and over (forward, three gradients, every step).
     """
+    return _conv_geometry(tuple(x_shape), tuple(w_shape), hashable(stride),
+                          hashable(padding), hashable(dilation), groups)
+
+
+def hashable(value: Any) -> Any:
+    """``value`` with lists made tuples, so that it can key a cache."""
+    return tuple(value) if isinstance(value, list) else value
+
+
+@functools.lru_cache(maxsize=256)
+def _conv_geometry(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: IntPair,
+                   padding: IntPair, dilation: IntPair, groups: int) -> ConvGeometry:
     where = f"conv2d: input {tuple(x_shape)}, weight {tuple(w_shape)}"
     if len(x_shape) != 4 or len(w_shape) != 4:
         raise ValueError(f"{where}: input and weight must be 4-D (N, C, H, W), (O, C/g, KH, KW)")

@@ -12,10 +12,11 @@ Outputs keep the memory layout of their input (channels-last stays channels-last
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
-from minitorch_accel.ops.conv_kernels import IntPair, pair, window
+from minitorch_accel.ops.conv_kernels import IntPair, hashable, pair, window
 from minitorch_accel.ops.layout import (
     Array,
     buffer_cache,
@@ -34,7 +35,7 @@ class PoolGeometry:
     stride: tuple[int, int]
     padding: tuple[int, int]
 
-    @property
+    @functools.cached_property
     def out_hw(self) -> tuple[int, int]:
         """Output height and width (floor mode, as PyTorch's default)."""
         h, w = self.x_shape[2:]
@@ -42,12 +43,12 @@ class PoolGeometry:
             (size + 2 * p - k) // s + 1
             for size, k, s, p in zip((h, w), self.kernel, self.stride, self.padding, strict=True))
 
-    @property
+    @functools.cached_property
     def y_shape(self) -> tuple[int, int, int, int]:
         """Output shape (N, C, OH, OW)."""
         return (*self.x_shape[:2], *self.out_hw)
 
-    @property
+    @functools.cached_property
     def tiles(self) -> bool:
         """True when windows neither overlap nor leave gaps nor touch padding."""
         return self.stride == self.kernel and self.padding == (0, 0)
@@ -61,6 +62,13 @@ def pool_geometry(name: str, x_shape: tuple[int, ...], kernel_size: IntPair,
     or stride <= 0, padding < 0 or more than half the kernel, or a kernel larger than
     the padded input.
     """
+    return _pool_geometry(name, tuple(x_shape), hashable(kernel_size), hashable(stride),
+                          hashable(padding))
+
+
+@functools.lru_cache(maxsize=256)
+def _pool_geometry(name: str, x_shape: tuple[int, ...], kernel_size: IntPair,
+                   stride: IntPair | None, padding: IntPair) -> PoolGeometry:
     k = pair(kernel_size, "kernel_size")
     s = k if stride is None else pair(stride, "stride")
     p = pair(padding, "padding")
