@@ -149,6 +149,8 @@ RAW_PRELUDE = """#include <algorithm>
 #include <cmath>
 using std::exp; using std::log; using std::max; using std::sqrt;
 #define __global__
+#define __shared__ static
+#define __syncthreads()
 struct HostDim { unsigned x; };
 static const HostDim blockIdx = {0}, threadIdx = {0}, blockDim = {1}, gridDim = {1};
 """

@@ -301,28 +301,32 @@ def test_relu_and_cross_entropy_kernels(dtype: Any) -> None:
     gy = rng.standard_normal(x.shape).astype(dtype)
     np.testing.assert_array_equal(cp.asnumpy(fast_path("relu_backward")(y, cp.asarray(gy))),
                                   gy * (x > 0))
-    valid = rng.random(64) > 0.2
-    labels = cp.asarray(np.where(valid, rng.integers(0, 10, 64), -100))
-    loss, lse, scale = fast_path("cross_entropy_forward")(cp.asarray(x), labels, -100)
-    assert scale is None
-    log_p = x.astype(np.float64) - np.log(np.exp(x.astype(np.float64)).sum(1, keepdims=True))
     tol = 1e-5 if dtype == np.float32 else 1e-12
-    safe = np.where(valid, cp.asnumpy(labels), 0)
-    picked = log_p[np.arange(64), safe]
-    np.testing.assert_allclose(cp.asnumpy(loss), -picked * valid, rtol=tol)
-    g = fast_path("cross_entropy_backward")(cp.asarray(x), labels, -100, lse,
-                                            cp.asarray(valid * 0.5, dtype))
-    expected = (np.exp(log_p) - np.eye(10)[safe]) * (valid * 0.5)[:, None]
-    np.testing.assert_allclose(cp.asnumpy(g), expected, rtol=tol, atol=tol)
-    total, result = fast_path("label_count")(labels, 10, -100)
-    assert result() == (int(valid.sum()), 0)
-    mean, _, scale = fast_path("cross_entropy_forward")(cp.asarray(x), labels, -100, "mean",
-                                                        total)
-    np.testing.assert_allclose(float(mean), -(picked * valid).sum() / valid.sum(), rtol=tol)
-    g = fast_path("cross_entropy_backward")(cp.asarray(x), labels, -100, lse,
-                                            cp.asarray(3.0, dtype), scale)
-    expected = (np.exp(log_p) - np.eye(10)[safe]) * (valid * 3.0 / valid.sum())[:, None]
-    np.testing.assert_allclose(cp.asnumpy(g), expected, rtol=tol, atol=tol)
+    for rows in (64, 5000):  # one block; then the per-row kernel and reductions
+        x = rng.standard_normal((rows, 10)).astype(dtype)
+        valid = rng.random(rows) > 0.2
+        labels = cp.asarray(np.where(valid, rng.integers(0, 10, rows), -100))
+        loss, lse, scale, counts = fast_path("cross_entropy_forward")(cp.asarray(x), labels,
+                                                                     -100)
+        assert scale is None and counts() == (int(valid.sum()), 0)
+        x64 = x.astype(np.float64)
+        log_p = x64 - x64.max(1, keepdims=True)
+        log_p -= np.log(np.exp(log_p).sum(1, keepdims=True))
+        safe = np.where(valid, cp.asnumpy(labels), 0)
+        picked = log_p[np.arange(rows), safe]
+        np.testing.assert_allclose(cp.asnumpy(loss), -picked * valid, rtol=tol, atol=tol)
+        g = fast_path("cross_entropy_backward")(cp.asarray(x), labels, -100, lse,
+                                                cp.asarray(valid * 0.5, dtype))
+        expected = (np.exp(log_p) - np.eye(10)[safe]) * (valid * 0.5)[:, None]
+        np.testing.assert_allclose(cp.asnumpy(g), expected, rtol=tol, atol=tol)
+        mean, _, scale, _ = fast_path("cross_entropy_forward")(cp.asarray(x), labels, -100,
+                                                               "mean")
+        np.testing.assert_allclose(float(mean), -(picked * valid).sum() / valid.sum(),
+                                   rtol=tol)
+        g = fast_path("cross_entropy_backward")(cp.asarray(x), labels, -100, lse,
+                                                cp.asarray(3.0, dtype), scale)
+        expected = (np.exp(log_p) - np.eye(10)[safe]) * (valid * 3.0 / valid.sum())[:, None]
+        np.testing.assert_allclose(cp.asnumpy(g), expected, rtol=tol, atol=tol)
     _, result = fast_path("label_count")(cp.asarray([3, -100, 10, -1, 9, -100]), 10, -100)
     assert result() == (2, 2)
 

@@ -113,36 +113,60 @@ def test_adam_update(fast: HostFastPaths, weight_decay: float, decoupled: bool,
         np.testing.assert_allclose(found, expected, rtol=1e-12)
 
 
-def test_cross_entropy(fast: HostFastPaths) -> None:
+#: (rows, classes) that take each forward path: one block, a thread per row, reductions.
+CE_PATHS = {"block": (5, 4), "rows": (K.BLOCK_KERNEL_MAX_ROWS + 1, 4),
+            "reductions": (5, K.ROW_KERNEL_MAX_CLASSES + 1)}
+
+
+@pytest.mark.parametrize("path", sorted(CE_PATHS))
+def test_cross_entropy(fast: HostFastPaths, path: str) -> None:
     rng = np.random.default_rng(2)
-    logits = rng.standard_normal((5, 4)) * 3
-    labels = np.array([0, 3, -100, 1, 2])
+    rows, classes = CE_PATHS[path]
+    logits = rng.standard_normal((rows, classes)) * 3
+    labels = rng.integers(0, classes, rows)
+    labels[2] = -100
     valid, safe = labels != -100, np.maximum(labels, 0)
-    loss, lse, scale = fast.cross_entropy_forward(logits, labels, -100)
-    assert scale is None
-    log_probs = logits - np.log(np.exp(logits).sum(1, keepdims=True))
-    np.testing.assert_allclose(loss, -log_probs[np.arange(5), safe] * valid, rtol=1e-12)
-    grad_rows = rng.standard_normal(5)
+    loss, lse, scale, counts = fast.cross_entropy_forward(logits, labels, -100)
+    assert scale is None and counts() == (rows - 1, 0)
+    shift = logits.max(1, keepdims=True)
+    log_probs = logits - shift - np.log(np.exp(logits - shift).sum(1, keepdims=True))
+    np.testing.assert_allclose(lse, np.log(np.exp(logits - shift).sum(1)) + shift[:, 0],
+                               rtol=1e-12)
+    np.testing.assert_allclose(loss, -log_probs[np.arange(rows), safe] * valid, rtol=1e-10,
+                               atol=1e-14)  # lse - x vs a log-softmax: rounding differs
+    grad_rows = rng.standard_normal(rows)
     grad = fast.cross_entropy_backward(logits, labels, -100, lse, grad_rows)
-    expected = (np.exp(log_probs) - np.eye(4)[safe]) * (grad_rows * valid)[:, None]
-    np.testing.assert_allclose(grad, expected, rtol=1e-12, atol=1e-15)
-    # the mean over the 4 counted rows, and its gradient (a 0-d gradient of 2.5)
-    total, _ = fast.label_count(labels, 4, -100)
-    mean, _, scale = fast.cross_entropy_forward(logits, labels, -100, "mean", total)
-    assert mean.shape == () and float(mean) == pytest.approx(float(loss.sum()) / 4, rel=1e-12)
+    expected = np.exp(log_probs) * (grad_rows * valid)[:, None]
+    expected[np.arange(rows), safe] -= grad_rows * valid
+    np.testing.assert_allclose(grad, expected, rtol=1e-11, atol=1e-14)
+    # the mean over the counted rows, and its gradient (a 0-d gradient of 2.5)
+    mean, _, scale, _ = fast.cross_entropy_forward(logits, labels, -100, "mean")
+    assert mean.shape == () and float(mean) == pytest.approx(loss.sum() / (rows - 1), rel=1e-12)
     grad = fast.cross_entropy_backward(logits, labels, -100, lse, np.array(2.5), scale)
-    expected = (np.exp(log_probs) - np.eye(4)[safe]) * (2.5 * 0.25 * valid)[:, None]
-    np.testing.assert_allclose(grad, expected, rtol=1e-12, atol=1e-15)
-    summed, _, scale = fast.cross_entropy_forward(logits, labels, -100, "sum")
+    softmax_minus_target = np.exp(log_probs)
+    softmax_minus_target[np.arange(rows), safe] -= 1
+    np.testing.assert_allclose(
+        grad, softmax_minus_target * np.where(valid, 2.5 / (rows - 1), 0)[:, None],
+        rtol=1e-11, atol=1e-14)
+    summed, _, scale, _ = fast.cross_entropy_forward(logits, labels, -100, "sum")
     assert float(summed) == pytest.approx(float(loss.sum()), rel=1e-12) and float(scale) == 1
-    with pytest.raises(ValueError, match="gradient of 5 values for 5 rows summed"):
+    with pytest.raises(ValueError, match=f"gradient of {rows} values for {rows} rows summed"):
         fast.cross_entropy_backward(logits, labels, -100, lse, grad_rows, scale)
-    # a label out of range is never read: its row gives 0 and no gradient
-    bad = np.array([0, 3, 7, 1, -5])
-    loss_bad, lse, _ = fast.cross_entropy_forward(logits, bad, -100)
-    assert loss_bad[2] == 0 and loss_bad[4] == 0 and loss_bad[0] == loss[0]
+    # labels out of range are never read: their rows give 0 and no gradient, and counted
+    bad = labels.copy()
+    bad[0], bad[1] = classes, -5
+    loss_bad, lse, _, counts = fast.cross_entropy_forward(logits, bad, -100)
+    assert loss_bad[0] == 0 and loss_bad[1] == 0 and loss_bad[3] == loss[3]
+    assert counts() == (rows - 3, 2)
     grad = fast.cross_entropy_backward(logits, bad, -100, lse, grad_rows)
-    assert not grad[2].any() and not grad[4].any()
+    assert not grad[0].any() and not grad[1].any()
+
+
+def test_mean_of_nothing_counted_is_nan(fast: HostFastPaths) -> None:
+    logits = np.zeros((3, 4))
+    labels = np.full(3, -100)
+    mean, _, scale, counts = fast.cross_entropy_forward(logits, labels, -100, "mean")
+    assert np.isnan(float(mean)) and float(scale) == np.inf and counts() == (0, 0)
 
 
 @pytest.mark.parametrize("labels, counted, out_of_range", [
@@ -258,15 +282,12 @@ def test_conv_forward_with_the_kernel_im2col(fast: HostFastPaths, x_shape: Any, 
         ck.conv2d_grad_weight(np, grad_y, x, w_shape, **conv), rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("classes", [1, 10, K.ROW_KERNEL_MAX_CLASSES + 1],
-                         ids=["one_class", "row_kernel", "reductions"])
-def test_cross_entropy_both_forward_kernels(fast: HostFastPaths, classes: int) -> None:
-    rng = np.random.default_rng(9)
-    logits = rng.standard_normal((6, classes)) * 4
-    labels = np.array([0, classes - 1, -100, 0, classes // 2, -100])
-    valid, safe = labels != -100, np.maximum(labels, 0)
-    loss, lse, _ = fast.cross_entropy_forward(logits, labels, -100)
-    expected_lse = np.log(np.exp(logits - logits.max(1, keepdims=True)).sum(1)) + logits.max(1)
-    np.testing.assert_allclose(lse, expected_lse, rtol=1e-12)
-    np.testing.assert_allclose(loss, (expected_lse - logits[np.arange(6), safe]) * valid,
-                               rtol=1e-12, atol=1e-13)
+@pytest.mark.skipif(NVCC is None, reason="nvcc (the CUDA compiler) is not installed")
+@pytest.mark.parametrize("float_type", ["float", "double"])
+def test_cross_entropy_block_kernel_compiles(float_type: str, tmp_path: Path) -> None:
+    source = tmp_path / "ce.cu"
+    source.write_text(K.cross_entropy_block_source(float_type))
+    result = subprocess.run([str(NVCC), "-arch=sm_90", "--ptx", "-o", str(tmp_path / "o.ptx"),
+                             str(source)], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert f".entry mta_cross_entropy_block_{float_type}" in (tmp_path / "o.ptx").read_text()

@@ -30,7 +30,8 @@ from .cupy_kernel_spec import (
 
 __all__ = [
     "ADAM", "ADAM_AMSGRAD", "COL2IM", "CROSS_ENTROPY_BACKWARD", "CROSS_ENTROPY_FORWARD",
-    "CROSS_ENTROPY_ROWS", "ROW_KERNEL_MAX_CLASSES",
+    "CROSS_ENTROPY_ROWS", "ROW_KERNEL_MAX_CLASSES", "BLOCK_KERNEL_MAX_ROWS",
+    "BLOCK_KERNEL_THREADS", "cross_entropy_block_source",
     "IM2COL", "LABEL_COUNT", "MEAN_OF_COUNTED", "MAX_POOL_BACKWARD", "MAX_POOL_FORWARD",
     "MULTI_TENSOR", "REDUCTIONS", "RELU_BACKWARD", "RELU_FORWARD", "SGD", "SGD_MOMENTUM",
     "SPECS", "SUM_EXP", "KernelSpec", "Param", "ReductionSpec", "multi_tensor_source",
@@ -135,6 +136,66 @@ CROSS_ENTROPY_ROWS = KernelSpec(
     loss = counted ? lse - logits[base + label] : (T)0;
     """,
 )
+
+#: Most rows (and threads) of the one-block cross-entropy kernel.
+BLOCK_KERNEL_MAX_ROWS = 4096
+BLOCK_KERNEL_THREADS = 256
+
+
+def cross_entropy_block_source(float_type: str) -> str:
+    """CUDA source of the whole cross-entropy forward of a batch, in one launch.
+
+    One block of :data:`BLOCK_KERNEL_THREADS` threads: each thread takes rows in turn
+    and writes their loss and log-sum-exp (as CROSS_ENTROPY_ROWS), and sums its losses
+    and label counts (counted rows, plus ``2**32`` per label out of range, as
+    LABEL_COUNT); a tree reduction in shared memory then gives thread 0 the totals, from
+    which it writes ``out = [loss sum * scale, scale]`` (``scale`` 1, or 1 / counted
+    rows for a mean) and ``total``. Four launches (count, loss, sum, mean) become one.
+    Named ``mta_cross_entropy_block_{float_type}``.
+    """
+    return f"""typedef {float_type} T;
+extern "C" __global__ void mta_cross_entropy_block_{float_type}(
+    const T* logits, const long long* labels, long long ignore_index, int rows, int classes,
+    int mean, T* loss_rows, T* lse_rows, T* out, long long* total) {{
+  __shared__ T part_loss[{BLOCK_KERNEL_THREADS}];
+  __shared__ long long part_count[{BLOCK_KERNEL_THREADS}];
+  T my_loss = (T)0;
+  long long my_count = 0;
+  for (int r = threadIdx.x; r < rows; r += blockDim.x) {{
+    const T* x = logits + (long long)r * classes;
+    T row_max = x[0];
+    for (int c = 1; c < classes; ++c) row_max = max(row_max, x[c]);
+    T sum_exp = (T)0;
+    for (int c = 0; c < classes; ++c) sum_exp += exp(x[c] - row_max);
+    T lse = log(sum_exp) + row_max;
+    long long label = labels[r];
+    bool ignored = label == ignore_index;
+    bool in_range = label >= 0 && label < classes;
+    T loss = (!ignored && in_range) ? lse - x[label] : (T)0;
+    loss_rows[r] = loss;
+    lse_rows[r] = lse;
+    my_loss += loss;
+    my_count += ignored ? 0LL : (in_range ? 1LL : (1LL << 32));
+  }}
+  part_loss[threadIdx.x] = my_loss;
+  part_count[threadIdx.x] = my_count;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s /= 2) {{
+    if (threadIdx.x < s) {{
+      part_loss[threadIdx.x] += part_loss[threadIdx.x + s];
+      part_count[threadIdx.x] += part_count[threadIdx.x + s];
+    }}
+    __syncthreads();
+  }}
+  if (threadIdx.x == 0) {{
+    T scale = mean ? (T)1 / (T)(part_count[0] & 0xFFFFFFFFLL) : (T)1;
+    out[0] = part_loss[0] * scale;
+    out[1] = scale;
+    total[0] = part_count[0];
+  }}
+}}
+"""
+
 
 CROSS_ENTROPY_BACKWARD = KernelSpec(
     "mta_cross_entropy_backward",

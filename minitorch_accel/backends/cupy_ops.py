@@ -28,12 +28,14 @@ beta2, eps, weight_decay, decoupled_weight_decay, amsgrad, maximize) -> None``
     device count (counted labels + ``2**32`` x labels out of range and not
     ``ignore_index``), and ``result()`` waits for that kernel only (not for the work
     queued after it) and returns ``(counted, out_of_range)`` as Python ints.
-``cross_entropy_forward(logits, labels, ignore_index, reduction, total) -> (loss, lse, scale)``
-    Cross-entropy of (N, C) logits against int labels (N,); rows labelled
+``cross_entropy_forward(logits, labels, ignore_index, reduction) -> (loss, lse, scale,
+counts)``
+    Cross-entropy of (N, C) logits against int64 labels (N,); rows labelled
     ``ignore_index`` (or out of range) give 0. ``reduction`` "none" gives the loss per
     row, "sum" and "mean" a 0-d scaled sum: ``scale`` is a 0-d device array, 1 or
-    ``1 / counted rows`` (from ``total``), None for "none". ``lse`` (the row
-    log-sum-exp) and ``scale`` are kept for backward.
+    ``1 / counted rows``, None for "none". ``lse`` (the row log-sum-exp) and ``scale``
+    are kept for backward; ``counts()`` is ``result()`` of ``label_count``. Up to 4,096
+    rows and 1,024 classes this is one launch (``cross_entropy_block_source``).
 ``cross_entropy_backward(logits, labels, ignore_index, lse, grad, scale) -> grad_logits``
     ``(softmax(logits) - one_hot(labels)) * grad[:, None]``, 0 on ignored rows; with a
     ``scale``, ``grad`` is the 0-d gradient of the scaled sum.
@@ -121,13 +123,16 @@ class CupyFastPaths(ImageFastPaths, OptimizerFastPaths):
         """Count the labels on the device; read the count back only when asked."""
         with self.on(labels):
             total = self._reduction(K.LABEL_COUNT)(labels, classes, ignore_index)
-            read = self._read_later(total)
+            return total, self._counts_later(total)
+
+    def _counts_later(self, total: Any) -> Callable[[], tuple[int, int]]:
+        read = self._read_later(total)
 
         def result() -> tuple[int, int]:
             value = read()
             return value & 0xFFFFFFFF, value >> 32
 
-        return total, result
+        return result
 
     def _read_later(self, scalar: Any) -> Callable[[], int]:
         """Queue the copy of a 0-d int64 device array into pinned host memory; the
@@ -145,13 +150,17 @@ class CupyFastPaths(ImageFastPaths, OptimizerFastPaths):
         return read
 
     def cross_entropy_forward(self, logits: Any, labels: Any, ignore_index: int,
-                              reduction: str = "none", total: Any = None
-                              ) -> tuple[Any, Any, Any]:
-        """Cross-entropy of (N, C) ``logits``: ``(loss, lse, scale)``."""
+                              reduction: str = "none"
+                              ) -> tuple[Any, Any, Any, Callable[[], tuple[int, int]]]:
+        """Cross-entropy of (N, C) ``logits``: ``(loss, lse, scale, counts)``."""
         cp = self.cp
         with self.on(logits):
-            logits = cp.ascontiguousarray(logits)
-            classes = logits.shape[1]
+            logits, labels = cp.ascontiguousarray(logits), cp.ascontiguousarray(labels)
+            rows, classes = logits.shape
+            if (0 < rows <= K.BLOCK_KERNEL_MAX_ROWS and classes <= K.ROW_KERNEL_MAX_CLASSES
+                    and logits.dtype.char in "fd" and labels.dtype == numpy.int64):
+                return self._cross_entropy_block(logits, labels, ignore_index, reduction)
+            total, counts = self.label_count(labels, classes, ignore_index)
             if classes <= K.ROW_KERNEL_MAX_CLASSES:
                 loss, lse = self._kernel(K.CROSS_ENTROPY_ROWS)(
                     logits, labels, ignore_index, classes)
@@ -161,11 +170,33 @@ class CupyFastPaths(ImageFastPaths, OptimizerFastPaths):
                 loss, lse = self._kernel(K.CROSS_ENTROPY_FORWARD)(
                     logits, labels, ignore_index, row_max, sum_exp, classes)
             if reduction == "none":
-                return loss, lse, None
+                return loss, lse, None, counts
             if reduction == "mean":
                 mean, scale = self._kernel(K.MEAN_OF_COUNTED)(loss.sum(), total)
-                return mean, lse, scale
-            return loss.sum(), lse, cp.ones((), logits.dtype)
+                return mean, lse, scale, counts
+            return loss.sum(), lse, cp.ones((), logits.dtype), counts
+
+    def _cross_entropy_block(self, logits: Any, labels: Any, ignore_index: int,
+                             reduction: str
+                             ) -> tuple[Any, Any, Any, Callable[[], tuple[int, int]]]:
+        """The whole forward in one launch (``cross_entropy_block_source``)."""
+        cp, (rows, classes), dtype = self.cp, logits.shape, logits.dtype
+        loss, lse = cp.ndarray((rows,), dtype), cp.ndarray((rows,), dtype)
+        out, total = cp.ndarray((2,), dtype), cp.ndarray((), numpy.int64)
+        name = f"block:{dtype.char}"
+        kernel = self._kernels.get(name)
+        if kernel is None:
+            float_type = "float" if dtype.char == "f" else "double"
+            kernel = self._kernels[name] = cp.RawKernel(
+                K.cross_entropy_block_source(float_type),
+                f"mta_cross_entropy_block_{float_type}")
+        kernel((1,), (K.BLOCK_KERNEL_THREADS,), (
+            logits, labels, numpy.int64(ignore_index), numpy.int32(rows),
+            numpy.int32(classes), numpy.int32(reduction == "mean"), loss, lse, out, total))
+        counts = self._counts_later(total)
+        if reduction == "none":
+            return loss, lse, None, counts
+        return out[0], lse, out[1], counts
 
     def cross_entropy_backward(self, logits: Any, labels: Any, ignore_index: int, lse: Any,
                                grad: Any, scale: Any = None) -> Any:

@@ -82,15 +82,16 @@ class CrossEntropy(Function):
     """
 
     def forward(self, logits: Any, labels: Any, *, smoothing: float, ignore_index: int,
-                reduction: str = "none", total: Any = None,
-                check: Callable[[], None] | None = None) -> Any:
+                reduction: str = "none", check: _LabelCheck | None = None) -> Any:
         if logits.dtype.itemsize < 4:  # float16 logits: softmax in float32
             logits = logits.astype(np.float32)
         self.label_data, self.ignore_index, self.smoothing = labels, ignore_index, smoothing
         self.shape, self.dtype, self.check = logits.shape, logits.dtype, check
         fused = self.device.backend.kernel("cross_entropy_forward") if not smoothing else None
         if fused is not None:  # GPU kernels: loss and log-sum-exp per row, reduced
-            loss, self.lse, self.scale = fused(logits, labels, ignore_index, reduction, total)
+            loss, self.lse, self.scale, counts = fused(logits, labels, ignore_index, reduction)
+            if check is not None:
+                check.counts = counts
             self.logits, self.log_probs = logits, None
             return loss
         if reduction != "none":
@@ -146,17 +147,16 @@ class CrossEntropy(Function):
 
 class _LabelCheck:
     """The deferred label check of one GPU cross-entropy: reads the count of labels out
-    of range (queued by the ``label_count`` kernel) and raises the IndexError of
+    of range (``counts``, set by the forward kernels) and raises the IndexError of
     :func:`_check_labels` if there is any. Runs once; later calls do nothing."""
 
-    def __init__(self, name: str, labels: Any, classes: int, ignore_index: int,
-                 result: Callable[[], tuple[int, int]]) -> None:
+    def __init__(self, name: str, labels: Any, classes: int, ignore_index: int) -> None:
         self.args: tuple[str, Any, int, int] | None = (name, labels, classes, ignore_index)
-        self.result = result
+        self.counts: Callable[[], tuple[int, int]] | None = None
 
     def __call__(self) -> None:
         args, self.args = self.args, None
-        if args is not None and self.result()[1]:
+        if args is not None and self.counts is not None and self.counts()[1]:
             _check_labels(*args)
 
 
@@ -228,15 +228,13 @@ def cross_entropy(
     label_array = labels.data.astype(np.int64, copy=False)
     label_tensor = Tensor._make(label_array, labels.device, False, None)
     backend = labels.device.backend
-    count = backend.kernel("label_count")
-    if count is not None and not smoothing and backend.kernel("cross_entropy_forward"):
+    if not smoothing and backend.kernel("cross_entropy_forward") is not None:
         # GPU: the labels are counted and checked on the device, and the verdict is
         # read back later (at backward or the next synchronization): no stall here
-        total, result = count(label_array, classes, ignore_index)
-        check = _LabelCheck("cross_entropy", label_array, classes, ignore_index, result)
-        backend.defer_check(check)
+        check = _LabelCheck("cross_entropy", label_array, classes, ignore_index)
         loss = CrossEntropy.apply(logits, label_tensor, smoothing=0.0, ignore_index=ignore_index,
-                                  reduction=reduction, total=total, check=check)
+                                  reduction=reduction, check=check)
+        backend.defer_check(check)
         return loss.reshape(out_shape) if reduction == "none" else loss
     _, valid = _check_labels("cross_entropy", label_array, classes, ignore_index)
     loss = CrossEntropy.apply(logits, label_tensor, smoothing=smoothing, ignore_index=ignore_index)
