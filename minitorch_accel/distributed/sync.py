@@ -13,32 +13,23 @@ from typing import Any
 import numpy as np
 
 from ..autograd import no_grad
+from ..ops.flat import FlatLayout
 from ..tensor import Tensor
 from . import comm
 
 
 def pack(xp: Any, arrays: Sequence[Any], extra: Sequence[float] = (), dtype: Any = None) -> Any:
     """One contiguous 1-D buffer holding every array (flattened) then ``extra`` values."""
-    dtype = dtype or (arrays[0].dtype if arrays else np.float64)
-    total = sum(int(a.size) for a in arrays) + len(extra)
-    flat = xp.empty(total, dtype=dtype)
-    offset = 0
-    for a in arrays:
-        flat[offset : offset + a.size] = a.reshape(-1)
-        offset += int(a.size)
-    if extra:
-        flat[offset:] = xp.asarray(extra, dtype=dtype)
-    return flat
+    dtype = np.dtype(dtype or (arrays[0].dtype if arrays else np.float64))
+    layout = FlatLayout([a.shape for a in arrays] + [(len(extra),)],
+                        [a.dtype for a in arrays] + [dtype], dtype)
+    return layout.pack([*arrays, xp.asarray(extra, dtype=dtype)], xp)
 
 
 def unpack(flat: Any, shapes: Sequence[tuple[int, ...]]) -> list[Any]:
-    """Views into ``flat`` with the given shapes (the inverse of :func:`pack`)."""
-    views, offset = [], 0
-    for shape in shapes:
-        n = int(np.prod(shape))
-        views.append(flat[offset : offset + n].reshape(shape))
-        offset += n
-    return views
+    """Views into ``flat`` with the given shapes (the inverse of :func:`pack`; the
+    ``extra`` values after them are left out)."""
+    return FlatLayout(shapes, [flat.dtype] * len(shapes), flat.dtype).unpack(flat)
 
 
 class _Nccl:

@@ -14,7 +14,8 @@ distinct GPUs) and keeps the parameters there.
 
 from __future__ import annotations
 
-from .reduce import DeviceReducer, FlatLayout, HostLink, weighted_sum
+from ..ops.flat import FlatLayout
+from .reduce import DeviceReducer, HostLink, weighted_sum
 from .replicate import replicate, replicate_optimizer, shard_sizes, split_batch
 from .timings import PHASES, StepTimings, TimingLog, TowerTiming, format_table
 from .tower import TowerTrainer

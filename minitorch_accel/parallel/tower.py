@@ -29,8 +29,9 @@ import numpy as np
 
 from ..autograd import is_grad_enabled, set_grad_enabled
 from ..backends import Device, DeviceLike, transfer_stats
+from ..ops.flat import FlatLayout
 from ..tensor import Tensor
-from .reduce import DeviceReducer, FlatLayout, HostLink, pinned_empty, weighted_sum
+from .reduce import DeviceReducer, HostLink, pinned_empty, weighted_sum
 from .replicate import (
     ModuleLike,
     OptimizerLike,
