@@ -51,6 +51,7 @@ def make_cpu_vs_gpu(out_dir: Path) -> list[Path] | None:
 GPU_RUNS: dict[str, list[list[str]]] = {
     "lenet_step": [["--device", "cuda"]],
     "dataloader": [["--device", "cuda"]],
+    "step_profile": [["--device", "cuda", "--kernels"]],
 }
 # The targets of the benchmarks were set for 2 CPU threads on both sides.
 THREADS = {name: "2" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}

@@ -1,0 +1,187 @@
+"""Where the time of one LeNet training step goes, beside PyTorch's, measured in one run.
+
+A GPU step can be limited by the GPU (its kernels take longer than the host needs to
+launch them) or by the host (Python, autograd and the launches themselves take longer
+than the kernels). This script tells which, phase by phase:
+
+- **synced**: wall time of the phase, the device synchronized before and after;
+- **host**: time until the phase has *queued* its work (no synchronization at its end):
+  where synced and host agree, the host is the limit.
+
+It prints both for zero_grad, forward (with the loss), backward and the optimizer step
+(and their total),
+for minitorch_accel and for PyTorch (if installed) on the same device. Options:
+``--kernels`` adds the GPU's busy time and kernel count per step for both frameworks
+(``torch.profiler`` with CUPTI records the kernels CuPy launches too); ``--python``
+adds minitorch_accel's 25 most expensive Python functions (:mod:`cProfile`).
+
+Run: ``python benchmarks/step_profile.py`` (CPU) or ``python benchmarks/step_profile.py
+--device cuda --kernels --python`` (GPU).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import pstats
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+PHASES = ("zero_grad", "forward", "backward", "optimizer")
+Phases = dict[str, Callable[[], None]]
+
+
+def ours(batch: int, device: str) -> tuple[Phases, Callable[[], None]]:
+    """The four phases of minitorch_accel's step, and its device synchronization."""
+    import minitorch_accel as mta
+    from minitorch_accel import nn, optim
+    from minitorch_accel.models import LeNet
+
+    mta.manual_seed(0)
+    model = LeNet().to(device)
+    opt = optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    loss_fn = nn.CrossEntropyLoss()
+    rng = np.random.default_rng(0)
+    x = mta.tensor(rng.random((batch, 1, 28, 28), dtype=np.float32), device=device)
+    y = mta.tensor(rng.integers(0, 10, batch), device=device)
+    held: dict[str, Any] = {}
+
+    def forward() -> None:
+        held["loss"] = loss_fn(model(x), y)
+
+    dev = mta.Device(device)
+    phases = {"zero_grad": opt.zero_grad, "forward": forward,
+              "backward": lambda: held["loss"].backward(), "optimizer": opt.step}
+    return phases, lambda: dev.backend.synchronize(dev)
+
+
+def theirs(batch: int, device: str) -> tuple[Phases, Callable[[], None]] | None:
+    """PyTorch's phases, or None without PyTorch (or without its CUDA build)."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    cuda = device.startswith("cuda")
+    if cuda and not torch.cuda.is_available():
+        return None
+    torch.manual_seed(0)
+    if not cuda:
+        torch.set_num_threads(2)  # as the CPU targets assume
+    dev = "cuda" if cuda else "cpu"
+    model = torch.nn.Sequential(
+        torch.nn.Conv2d(1, 32, 3), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+        torch.nn.Conv2d(32, 64, 3), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+        torch.nn.Flatten(), torch.nn.Linear(1600, 128), torch.nn.ReLU(),
+        torch.nn.Linear(128, 10),
+    ).to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    x = torch.rand(batch, 1, 28, 28, device=dev)
+    y = torch.randint(0, 10, (batch,), device=dev)
+    held: dict[str, Any] = {}
+
+    def forward() -> None:
+        held["loss"] = loss_fn(model(x), y)
+
+    phases = {"zero_grad": opt.zero_grad, "forward": forward,
+              "backward": lambda: held["loss"].backward(), "optimizer": opt.step}
+    return phases, (torch.cuda.synchronize if cuda else lambda: None)
+
+
+def time_phases(phases: Phases, sync: Callable[[], None], steps: int) -> dict[str, float]:
+    """Median ms of each phase, synced and host-only, and of the whole step."""
+    times: dict[str, list[float]] = {f"{p} {kind}": [] for p in PHASES
+                                     for kind in ("synced", "host")}
+    times["total synced"], times["total host"] = [], []
+    for _ in range(5):  # warm-up: kernels compiled, caches filled
+        for phase in PHASES:
+            phases[phase]()
+    for _ in range(steps):
+        for kind in ("synced", "host"):
+            sync()
+            begin = time.perf_counter()
+            for phase in PHASES:
+                start = time.perf_counter()
+                phases[phase]()
+                if kind == "synced":
+                    sync()
+                times[f"{phase} {kind}"].append(time.perf_counter() - start)
+            times[f"total {kind}"].append(time.perf_counter() - begin)
+            sync()
+    return {name: statistics.median(t) * 1e3 for name, t in times.items()}
+
+
+def gpu_busy(phases: Phases, sync: Callable[[], None], steps: int) -> tuple[float, float]:
+    """(GPU busy ms per step, kernels per step), from torch.profiler's CUDA activity."""
+    from torch.profiler import ProfilerActivity, profile
+
+    for phase in PHASES:
+        phases[phase]()
+    sync()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(steps):
+            for phase in PHASES:
+                phases[phase]()
+        sync()
+    events = prof.key_averages()
+    busy = sum(e.self_device_time_total for e in events) / 1e3 / steps
+    return busy, sum(e.count for e in events) / steps
+
+
+def python_profile(phases: Phases, sync: Callable[[], None], steps: int, top: int = 25) -> str:
+    """minitorch_accel's most expensive Python functions (self time) over ``steps``."""
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(steps):
+        for phase in PHASES:
+            phases[phase]()
+    sync()
+    profiler.disable()
+    out = io.StringIO()
+    pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(top)
+    return out.getvalue()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--kernels", action="store_true", help="GPU busy time (needs torch)")
+    parser.add_argument("--python", action="store_true", help="cProfile of minitorch_accel")
+    args = parser.parse_args()
+    runs = {"ours": ours(args.batch, args.device), "torch": theirs(args.batch, args.device)}
+    found = {name: time_phases(*run, args.steps) for name, run in runs.items() if run}
+    print(f"LeNet step on {args.device}, batch {args.batch}: median ms of {args.steps} steps")
+    print(f"{'phase':<10} {'ours synced':>12} {'ours host':>10} {'torch synced':>13} "
+          f"{'torch host':>11} {'ratio':>6}")
+    for phase in (*PHASES, "total"):
+        o = found["ours"]
+        t = found.get("torch", {})
+        ratio = o[f"{phase} synced"] / t[f"{phase} synced"] if t else float("nan")
+        print(f"{phase:<10} {o[f'{phase} synced']:>12.3f} {o[f'{phase} host']:>10.3f} "
+              f"{t.get(f'{phase} synced', float('nan')):>13.3f} "
+              f"{t.get(f'{phase} host', float('nan')):>11.3f} {ratio:>6.2f}")
+    print("(host: until the phase has queued its work; where it equals synced, the host "
+          "is the limit)")
+    if args.kernels and args.device.startswith("cuda") and runs["torch"] is not None:
+        print(f"\n{'':<10} {'GPU busy ms/step':>17} {'kernels/step':>13}")
+        for name, run in runs.items():
+            if run is not None:
+                busy, kernels = gpu_busy(*run, steps=10)
+                print(f"{name:<10} {busy:>17.3f} {kernels:>13.0f}")
+    if args.python:
+        print("\n" + python_profile(*runs["ours"], steps=args.steps))  # type: ignore[misc]
+
+
+if __name__ == "__main__":
+    main()
