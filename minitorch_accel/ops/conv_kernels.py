@@ -30,6 +30,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy
+
 from .gemm import gemm
 from .layout import NCHW as NCHW
 from .layout import NHWC as NHWC
@@ -330,7 +332,8 @@ def conv2d_grad_weight(xp: Any, grad_y: Array, x_or_cols: Array | Cols,
         # A long reduction (M) into a small output: OpenBLAS splits the output's rows
         # among its threads, and with the larger dim first it is faster and far less
         # hurt by other processes competing for the cores (measured: 3-5x at the median).
-        if k >= og:
+        # (cuBLAS needs no such help: there the product goes straight into gw, no copy.)
+        if k >= og and xp is numpy:
             gw[gi] = gemm(xp, cols_g.T, gy_g).T
         else:
             gemm(xp, gy_g.T, cols_g, out=gw[gi])
