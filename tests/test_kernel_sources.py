@@ -233,13 +233,23 @@ def test_im2col_matches_the_cpu_layout(fast: HostFastPaths, layout: str, x_shape
     found = fast.im2col(x, geo)
     assert found.shape == expected.shape and found.flags.c_contiguous
     np.testing.assert_array_equal(found, expected)
+    # K ordered (c, kh, kw) instead: the same columns, K permuted
+    chw = ck.conv_geometry(x_shape, w_shape, stride, padding, dilation, groups, True)
+    _, cg, kh, kw = w_shape
+    k_axis = 2 if geo.channels_last else 1
+    shape = expected.shape[:k_axis] + (kh, kw, cg) + expected.shape[k_axis + 1:]
+    permuted = np.moveaxis(expected.reshape(shape), k_axis + 2, k_axis).reshape(expected.shape)
+    np.testing.assert_array_equal(fast.im2col(x, chw), permuted)
 
 
 @pytest.mark.parametrize("x_shape, w_shape, stride, padding, dilation, groups", GEOMETRIES,
                          ids=GEOMETRY_IDS)
+@pytest.mark.parametrize("channel_major_k", [False, True], ids=["hwc", "chw"])
 def test_col2im_and_grad_input(fast: HostFastPaths, x_shape: Any, w_shape: Any, stride: Any,
-                               padding: Any, dilation: Any, groups: int) -> None:
-    geo = ck.conv_geometry(x_shape, w_shape, stride, padding, dilation, groups)
+                               padding: Any, dilation: Any, groups: int,
+                               channel_major_k: bool) -> None:
+    geo = ck.conv_geometry(x_shape, w_shape, stride, padding, dilation, groups,
+                           channel_major_k)
     rng = np.random.default_rng(4)
     x = rng.standard_normal(x_shape)
     cols = rng.standard_normal(ck.im2col(np, x, geo).matrix.shape)

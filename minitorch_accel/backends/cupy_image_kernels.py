@@ -16,27 +16,32 @@ IM2COL = KernelSpec(
     "mta_im2col",
     "raw T img, int32 batch, int32 channels_per_group, int32 h, int32 w, "
     "int32 out_h, int32 out_w, int32 kh, int32 kw, int32 sy, int32 sx, "
-    "int32 ph, int32 pw, int32 dy, int32 dx, int32 channels_last",
+    "int32 ph, int32 pw, int32 dy, int32 dx, int32 channels_last, int32 channel_major_k",
     "T col",
     # cols is (groups, M, K) channels-last or (groups, K, M) kernel-major, with
-    # M = (n, oy, ox) and K = (ky, kx, c): decode i in that order, read one pixel
+    # M = (n, oy, ox) and K = (ky, kx, c), or K = (c, ky, kx) when channel_major_k (the
+    # order of the weight's own memory): decode i in that order, read one pixel
     """
     ptrdiff_t rest = i;
     int c, kx, ky, ox, oy, n;
-    if (channels_last) {
-        c = rest % channels_per_group; rest /= channels_per_group;
-        kx = rest % kw; rest /= kw;
-        ky = rest % kh; rest /= kh;
+    if (!channels_last) {
         ox = rest % out_w; rest /= out_w;
         oy = rest % out_h; rest /= out_h;
         n = rest % batch; rest /= batch;
+    }
+    if (channel_major_k) {
+        kx = rest % kw; rest /= kw;
+        ky = rest % kh; rest /= kh;
+        c = rest % channels_per_group; rest /= channels_per_group;
     } else {
-        ox = rest % out_w; rest /= out_w;
-        oy = rest % out_h; rest /= out_h;
-        n = rest % batch; rest /= batch;
         c = rest % channels_per_group; rest /= channels_per_group;
         kx = rest % kw; rest /= kw;
         ky = rest % kh; rest /= kh;
+    }
+    if (channels_last) {
+        ox = rest % out_w; rest /= out_w;
+        oy = rest % out_h; rest /= out_h;
+        n = rest % batch; rest /= batch;
     }
     int channel = (int)rest * channels_per_group + c;
     int y = oy * sy + ky * dy - ph;
@@ -54,7 +59,7 @@ COL2IM = KernelSpec(
     "mta_col2im",
     "raw T col, int32 batch, int32 channels, int32 channels_per_group, int32 h, "
     "int32 w, int32 out_h, int32 out_w, int32 kh, int32 kw, int32 sy, int32 sx, "
-    "int32 ph, int32 pw, int32 dy, int32 dx, int32 channels_last",
+    "int32 ph, int32 pw, int32 dy, int32 dx, int32 channels_last, int32 channel_major_k",
     "T img",
     # img is NHWC in memory when channels_last (NCHW otherwise); every pixel sums the
     # column entries that read it: the adjoint of im2col, with no atomics
@@ -82,7 +87,8 @@ COL2IM = KernelSpec(
             int tx = x + pw - kx * dx;
             if (tx < 0 || tx % sx != 0 || tx / sx >= out_w) continue;
             ptrdiff_t m = ((ptrdiff_t)n * out_h + ty / sy) * out_w + tx / sx;
-            ptrdiff_t k = ((ptrdiff_t)ky * kw + kx) * channels_per_group + c;
+            ptrdiff_t k = channel_major_k ? ((ptrdiff_t)c * kh + ky) * kw + kx
+                                          : ((ptrdiff_t)ky * kw + kx) * channels_per_group + c;
             sum += channels_last ? col[(g * m_total + m) * k_total + k]
                                  : col[(g * k_total + k) * m_total + m];
         }

@@ -44,7 +44,8 @@ class ImageFastPaths(FastPathBase):
 
     # ------------------------------------------------------------------ convolution
     def im2col(self, x: Any, geometry: Any) -> Any:
-        """The im2col matrix of NCHW ``x`` (any strides) for a ``ConvGeometry``."""
+        """The im2col matrix of NCHW ``x`` (any strides) for a ``ConvGeometry``, K in the
+        order the geometry names (``channel_major_k``)."""
         _check_shape("im2col: input", x.shape, geometry.x_shape)
         n, _, h, w = geometry.x_shape
         _, cg, kh, kw = geometry.w_shape
@@ -56,7 +57,7 @@ class ImageFastPaths(FastPathBase):
             cols = self.cp.ndarray(shape, x.dtype)
             self._kernel(K.IM2COL)(
                 x, n, cg, h, w, oh, ow, kh, kw, *geometry.stride, *geometry.padding,
-                *geometry.dilation, int(channels_last), cols,
+                *geometry.dilation, int(channels_last), int(geometry.channel_major_k), cols,
             )
         return cols
 
@@ -71,7 +72,7 @@ class ImageFastPaths(FastPathBase):
             img = self.cp.ndarray((n, h, w, c) if channels_last else (n, c, h, w), cols.dtype)
             self._kernel(K.COL2IM)(
                 cols, n, c, cg, h, w, oh, ow, kh, kw, *geometry.stride, *geometry.padding,
-                *geometry.dilation, int(channels_last), img,
+                *geometry.dilation, int(channels_last), int(geometry.channel_major_k), img,
             )
         return img.transpose(0, 3, 1, 2) if channels_last else img
 
@@ -85,9 +86,12 @@ class ImageFastPaths(FastPathBase):
         og = o // groups
         with self.on(grad_y):
             gy = cp.ascontiguousarray(grad_y.transpose(0, 2, 3, 1)).reshape(m, o)
-            w_mat = cp.ascontiguousarray(
-                w.reshape(groups, og, cg, kh, kw).transpose(0, 1, 3, 4, 2)
-            ).reshape(groups, og, k)
+            if geometry.channel_major_k:  # K in the weight's own order: no copy
+                w_mat = w.reshape(groups, og, k)
+            else:
+                w_mat = cp.ascontiguousarray(
+                    w.reshape(groups, og, cg, kh, kw).transpose(0, 1, 3, 4, 2)
+                ).reshape(groups, og, k)
             shape = (groups, m, k) if geometry.channels_last else (groups, k, m)
             cols = cp.ndarray(shape, grad_y.dtype)
             for g in range(groups):

@@ -64,7 +64,8 @@ class Conv2dGradInput(Function):
         self.conv = conv
         fused = self.device.backend.kernel("conv2d_grad_input")
         if fused is not None and grad_y.dtype == w.dtype:  # one GEMM, then col2im
-            return fused(grad_y, w, conv_geometry(x_shape, w.shape, **conv))
+            return fused(grad_y, w, conv_geometry(x_shape, w.shape, **conv,
+                                                  channel_major_k=True))
         return conv2d_grad_input(self.xp, grad_y, w, x_shape, **conv)
 
     def backward(self, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:

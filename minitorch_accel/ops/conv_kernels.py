@@ -75,6 +75,10 @@ class ConvGeometry:
     padding: tuple[int, int]
     dilation: tuple[int, int]
     groups: int
+    #: K ordered (c, kh, kw), the weight's own memory order, instead of (kh, kw, c):
+    #: the GPU's im2col kernel writes either, and this order needs no weight reordering
+    #: (the CPU's strided im2col copies whole channel runs, so it keeps (kh, kw, c)).
+    channel_major_k: bool = False
 
     @functools.cached_property
     def out_hw(self) -> tuple[int, int]:
@@ -102,7 +106,8 @@ class ConvGeometry:
 
 
 def conv_geometry(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: IntPair,
-                  padding: IntPair, dilation: IntPair, groups: int) -> ConvGeometry:
+                  padding: IntPair, dilation: IntPair, groups: int,
+                  channel_major_k: bool = False) -> ConvGeometry:
     """Validate a conv2d call and return its :class:`ConvGeometry`.
 
     Raises
@@ -118,7 +123,7 @@ def conv_geometry(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: In
     geometries over and over (forward, three gradients, every step).
     """
     return _conv_geometry(tuple(x_shape), tuple(w_shape), hashable(stride),
-                          hashable(padding), hashable(dilation), groups)
+                          hashable(padding), hashable(dilation), groups, channel_major_k)
 
 
 def hashable(value: Any) -> Any:
@@ -128,7 +133,8 @@ def hashable(value: Any) -> Any:
 
 @functools.lru_cache(maxsize=256)
 def _conv_geometry(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: IntPair,
-                   padding: IntPair, dilation: IntPair, groups: int) -> ConvGeometry:
+                   padding: IntPair, dilation: IntPair, groups: int,
+                   channel_major_k: bool) -> ConvGeometry:
     where = f"conv2d: input {tuple(x_shape)}, weight {tuple(w_shape)}"
     if len(x_shape) != 4 or len(w_shape) != 4:
         raise ValueError(f"{where}: input and weight must be 4-D (N, C, H, W), (O, C/g, KH, KW)")
@@ -143,7 +149,8 @@ def _conv_geometry(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: I
     if x_shape[1] != w_shape[1] * groups:
         raise ValueError(f"{where}: input has {x_shape[1]} channels, the weight expects "
                          f"{w_shape[1]} x groups={groups} = {w_shape[1] * groups}")
-    geo = ConvGeometry(tuple(x_shape), tuple(w_shape), s, p, d, groups)  # type: ignore[arg-type]
+    geo = ConvGeometry(tuple(x_shape), tuple(w_shape), s, p, d, groups,  # type: ignore[arg-type]
+                       channel_major_k)
     for axis in (0, 1):
         padded_size = x_shape[2 + axis] + 2 * p[axis]
         reach = d[axis] * (w_shape[2 + axis] - 1) + 1
@@ -196,9 +203,12 @@ def im2col(xp: Any, x: Array, geo: ConvGeometry, ones_row: bool = False) -> Cols
     return Cols(cols, geo)
 
 
-def weight_matrix(xp: Any, w: Array, groups: int) -> Array:
-    """The weight (O, C/g, KH, KW) as (groups, O/g, K) with K ordered (kh, kw, c)."""
+def weight_matrix(xp: Any, w: Array, groups: int, channel_major_k: bool = False) -> Array:
+    """The weight (O, C/g, KH, KW) as (groups, O/g, K) with K ordered (kh, kw, c), or
+    (c, kh, kw) (a plain reshape) when ``channel_major_k``."""
     o, cg, kh, kw = w.shape
+    if channel_major_k:
+        return w.reshape(groups, o // groups, cg * kh * kw)
     return xp.ascontiguousarray(
         w.reshape(groups, o // groups, cg, kh, kw).transpose(0, 1, 3, 4, 2)
     ).reshape(groups, o // groups, kh * kw * cg)
@@ -233,7 +243,8 @@ def conv2d_forward(xp: Any, x: Array, w: Array, b: Array | None = None, stride: 
     cols : Cols
         The im2col matrix, to pass to :func:`conv2d_grad_weight`.
     """
-    geo = conv_geometry(x.shape, w.shape, stride, padding, dilation, groups)
+    geo = conv_geometry(x.shape, w.shape, stride, padding, dilation, groups,
+                        channel_major_k=fast_im2col is not None)
     if x.dtype != w.dtype or (b is not None and b.dtype != x.dtype):
         raise TypeError(f"conv2d: dtypes differ: input {x.dtype}, weight {w.dtype}"
                         + ("" if b is None else f", bias {b.dtype}"))
@@ -241,7 +252,7 @@ def conv2d_forward(xp: Any, x: Array, w: Array, b: Array | None = None, stride: 
     if b is not None and tuple(b.shape) != (o,):
         raise ValueError(f"conv2d: bias {tuple(b.shape)} must have shape ({o},)")
     og = o // groups
-    w_mat = weight_matrix(xp, w, groups)
+    w_mat = weight_matrix(xp, w, groups, geo.channel_major_k)
     # kernel-major cols get a row of ones so that the GEMM adds the bias: one pass over
     # y saved on the CPU (the GPU kernel has no ones row: a bias add is one more launch)
     bias_in_gemm = b is not None and not geo.channels_last and fast_im2col is None
@@ -315,7 +326,8 @@ def conv2d_grad_weight(xp: Any, grad_y: Array, x_or_cols: Array | Cols,
     """
     if isinstance(x_or_cols, Cols):
         cols = x_or_cols
-        geo = conv_geometry(cols.geometry.x_shape, w_shape, stride, padding, dilation, groups)
+        geo = conv_geometry(cols.geometry.x_shape, w_shape, stride, padding, dilation, groups,
+                            cols.geometry.channel_major_k)
         if geo != cols.geometry:
             raise ValueError(f"conv2d_grad_weight: cols were made for {cols.geometry}, "
                              f"not {geo}")
@@ -337,6 +349,8 @@ def conv2d_grad_weight(xp: Any, grad_y: Array, x_or_cols: Array | Cols,
             gw[gi] = gemm(xp, cols_g.T, gy_g).T
         else:
             gemm(xp, gy_g.T, cols_g, out=gw[gi])
+    if geo.channel_major_k:  # already the weight's order
+        return gw.reshape(o, cg, kh, kw)
     return xp.ascontiguousarray(
         gw.reshape(groups, og, kh, kw, cg).transpose(0, 1, 4, 2, 3)).reshape(o, cg, kh, kw)
 
