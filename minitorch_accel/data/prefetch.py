@@ -22,6 +22,7 @@ import numpy.typing as npt
 
 from ..backends import Backend, Device, Transfer, transfer_stats
 from ..convert import HOST
+from ..factories import from_numpy
 from ..tensor import Tensor
 
 Batch = tuple[Tensor, ...]
@@ -111,6 +112,11 @@ def prefetch(gathers: Sequence[Gather], device: Device, depth: int) -> Iterator[
                         return
                 if stop.is_set():
                     return
+                if device is HOST:  # nothing to copy: the gathered arrays are the batch
+                    batch: Batch = tuple(from_numpy(np.ascontiguousarray(f))
+                                         for f in gather(None))
+                    ready.put((batch, []))
+                    continue
                 ring.next_slot()
                 batch, transfers = move(gather(ring.empty), device)
                 ring.hold(transfers)
