@@ -117,6 +117,9 @@ def prefetch(gathers: Sequence[Gather], device: Device, depth: int) -> Iterator[
                                          for f in gather(None))
                     ready.put((batch, []))
                     continue
+                if device.type == "cpu":  # virtual devices share the host's memory:
+                    ready.put(move(gather(None), device))  # pinning buys nothing
+                    continue
                 ring.next_slot()
                 batch, transfers = move(gather(ring.empty), device)
                 ring.hold(transfers)
