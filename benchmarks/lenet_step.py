@@ -47,7 +47,8 @@ def _sync(device: str) -> Callable[[], None]:
     return lambda: None
 
 
-def ours_step(batch: int, device: str) -> Callable[[], float]:
+def ours_parts(batch: int, device: str) -> tuple[Any, Any, Any, Any, Any]:
+    """minitorch_accel's LeNet, SGD with momentum, loss, and a random batch on ``device``."""
     import minitorch_accel as mta
     from minitorch_accel import nn, optim
     from minitorch_accel.models import LeNet
@@ -55,22 +56,14 @@ def ours_step(batch: int, device: str) -> Callable[[], float]:
     mta.manual_seed(0)
     model = LeNet().to(device)
     opt = optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    loss_fn = nn.CrossEntropyLoss()
     rng = np.random.default_rng(0)
     x = mta.tensor(rng.random((batch, 1, 28, 28), dtype=np.float32), device=device)
     y = mta.tensor(rng.integers(0, 10, batch), device=device)
-
-    def step() -> float:
-        opt.zero_grad()
-        loss = loss_fn(model(x), y)
-        loss.backward()
-        opt.step()
-        return 0.0
-
-    return step
+    return model, opt, nn.CrossEntropyLoss(), x, y
 
 
-def torch_step(batch: int, device: str) -> Callable[[], float]:
+def torch_parts(batch: int, device: str) -> tuple[Any, Any, Any, Any, Any]:
+    """The same for PyTorch (the same layers; its own initialization)."""
     import torch
 
     torch.manual_seed(0)
@@ -88,9 +81,13 @@ def torch_step(batch: int, device: str) -> Callable[[], float]:
         torch.nn.Linear(128, 10),
     ).to(dev)
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    loss_fn = torch.nn.CrossEntropyLoss()
     x = torch.rand(batch, 1, 28, 28, device=dev)
     y = torch.randint(0, 10, (batch,), device=dev)
+    return model, opt, torch.nn.CrossEntropyLoss(), x, y
+
+
+def _step(parts: tuple[Any, Any, Any, Any, Any]) -> Callable[[], float]:
+    model, opt, loss_fn, x, y = parts
 
     def step() -> float:
         opt.zero_grad()
@@ -100,6 +97,16 @@ def torch_step(batch: int, device: str) -> Callable[[], float]:
         return 0.0
 
     return step
+
+
+def ours_step(batch: int, device: str) -> Callable[[], float]:
+    """One training step of minitorch_accel (forward, loss, backward, SGD)."""
+    return _step(ours_parts(batch, device))
+
+
+def torch_step(batch: int, device: str) -> Callable[[], float]:
+    """The same step in PyTorch."""
+    return _step(torch_parts(batch, device))
 
 
 def median_ms(

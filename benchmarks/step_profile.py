@@ -32,36 +32,31 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from lenet_step import ours_parts, torch_parts  # noqa: E402  (this folder's module)
 
 PHASES = ("zero_grad", "forward", "backward", "optimizer")
 Phases = dict[str, Callable[[], None]]
 
 
-def ours(batch: int, device: str) -> tuple[Phases, Callable[[], None]]:
-    """The four phases of minitorch_accel's step, and its device synchronization."""
-    import minitorch_accel as mta
-    from minitorch_accel import nn, optim
-    from minitorch_accel.models import LeNet
-
-    mta.manual_seed(0)
-    model = LeNet().to(device)
-    opt = optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    loss_fn = nn.CrossEntropyLoss()
-    rng = np.random.default_rng(0)
-    x = mta.tensor(rng.random((batch, 1, 28, 28), dtype=np.float32), device=device)
-    y = mta.tensor(rng.integers(0, 10, batch), device=device)
+def phases_of(parts: tuple[Any, Any, Any, Any, Any]) -> Phases:
+    """The four phases of a step over ``(model, optimizer, loss, x, y)``."""
+    model, opt, loss_fn, x, y = parts
     held: dict[str, Any] = {}
 
     def forward() -> None:
         held["loss"] = loss_fn(model(x), y)
 
+    return {"zero_grad": opt.zero_grad, "forward": forward,
+            "backward": lambda: held["loss"].backward(), "optimizer": opt.step}
+
+
+def ours(batch: int, device: str) -> tuple[Phases, Callable[[], None]]:
+    """minitorch_accel's phases, and its device synchronization."""
+    import minitorch_accel as mta
+
     dev = mta.Device(device)
-    phases = {"zero_grad": opt.zero_grad, "forward": forward,
-              "backward": lambda: held["loss"].backward(), "optimizer": opt.step}
-    return phases, lambda: dev.backend.synchronize(dev)
+    return phases_of(ours_parts(batch, device)), lambda: dev.backend.synchronize(dev)
 
 
 def theirs(batch: int, device: str) -> tuple[Phases, Callable[[], None]] | None:
@@ -73,28 +68,10 @@ def theirs(batch: int, device: str) -> tuple[Phases, Callable[[], None]] | None:
     cuda = device.startswith("cuda")
     if cuda and not torch.cuda.is_available():
         return None
-    torch.manual_seed(0)
     if not cuda:
         torch.set_num_threads(2)  # as the CPU targets assume
-    dev = "cuda" if cuda else "cpu"
-    model = torch.nn.Sequential(
-        torch.nn.Conv2d(1, 32, 3), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
-        torch.nn.Conv2d(32, 64, 3), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
-        torch.nn.Flatten(), torch.nn.Linear(1600, 128), torch.nn.ReLU(),
-        torch.nn.Linear(128, 10),
-    ).to(dev)
-    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    loss_fn = torch.nn.CrossEntropyLoss()
-    x = torch.rand(batch, 1, 28, 28, device=dev)
-    y = torch.randint(0, 10, (batch,), device=dev)
-    held: dict[str, Any] = {}
-
-    def forward() -> None:
-        held["loss"] = loss_fn(model(x), y)
-
-    phases = {"zero_grad": opt.zero_grad, "forward": forward,
-              "backward": lambda: held["loss"].backward(), "optimizer": opt.step}
-    return phases, (torch.cuda.synchronize if cuda else lambda: None)
+    sync = torch.cuda.synchronize if cuda else (lambda: None)
+    return phases_of(torch_parts(batch, device)), sync
 
 
 def time_phases(phases: Phases, sync: Callable[[], None], steps: int) -> dict[str, float]:
