@@ -20,30 +20,22 @@ IM2COL = KernelSpec(
     "T col",
     # cols is (groups, M, K) channels-last or (groups, K, M) kernel-major, with
     # M = (n, oy, ox) and K = (ky, kx, c), or K = (c, ky, kx) when channel_major_k (the
-    # order of the weight's own memory): decode i in that order, read one pixel
+    # order of the weight's own memory): split i into its group, row m and column k,
+    # decode m and k, read one pixel
     """
-    ptrdiff_t rest = i;
-    int c, kx, ky, ox, oy, n;
-    if (!channels_last) {
-        ox = rest % out_w; rest /= out_w;
-        oy = rest % out_h; rest /= out_h;
-        n = rest % batch; rest /= batch;
-    }
+    ptrdiff_t k_total = (ptrdiff_t)kh * kw * channels_per_group;
+    ptrdiff_t m_total = (ptrdiff_t)batch * out_h * out_w;
+    ptrdiff_t k = channels_last ? i % k_total : (i / m_total) % k_total;
+    ptrdiff_t m = channels_last ? (i / k_total) % m_total : i % m_total;
+    int ox = m % out_w, oy = (m / out_w) % out_h, n = m / ((ptrdiff_t)out_w * out_h);
+    int c, kx, ky;
     if (channel_major_k) {
-        kx = rest % kw; rest /= kw;
-        ky = rest % kh; rest /= kh;
-        c = rest % channels_per_group; rest /= channels_per_group;
+        kx = k % kw; ky = (k / kw) % kh; c = k / (kw * kh);
     } else {
-        c = rest % channels_per_group; rest /= channels_per_group;
-        kx = rest % kw; rest /= kw;
-        ky = rest % kh; rest /= kh;
+        c = k % channels_per_group; kx = (k / channels_per_group) % kw;
+        ky = k / ((ptrdiff_t)channels_per_group * kw);
     }
-    if (channels_last) {
-        ox = rest % out_w; rest /= out_w;
-        oy = rest % out_h; rest /= out_h;
-        n = rest % batch; rest /= batch;
-    }
-    int channel = (int)rest * channels_per_group + c;
+    int channel = (int)(i / (k_total * m_total)) * channels_per_group + c;
     int y = oy * sy + ky * dy - ph;
     int x = ox * sx + kx * dx - pw;
     if (y >= 0 && y < h && x >= 0 && x < w) {
