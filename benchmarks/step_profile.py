@@ -12,8 +12,10 @@ It prints both for zero_grad, forward (with the loss), backward and the optimize
 (and their total),
 for minitorch_accel and for PyTorch (if installed) on the same device. Options:
 ``--kernels`` adds the GPU's busy time and kernel count per step for both frameworks
-(``torch.profiler`` with CUPTI records the kernels CuPy launches too); ``--python``
-adds minitorch_accel's 25 most expensive Python functions (:mod:`cProfile`).
+(``torch.profiler`` with CUPTI records the kernels CuPy launches too); ``--api`` the
+CUDA runtime and driver calls of our step, and how much of the step they take
+(``--trace FILE`` writes the timeline for chrome://tracing); ``--python`` adds
+minitorch_accel's 25 most expensive Python functions (:mod:`cProfile`).
 
 Run: ``python benchmarks/step_profile.py`` (CPU) or ``python benchmarks/step_profile.py
 --device cuda --kernels --python`` (GPU).
@@ -114,6 +116,31 @@ def gpu_busy(phases: Phases, sync: Callable[[], None], steps: int) -> tuple[floa
     return busy, sum(e.count for e in events) / steps
 
 
+def api_calls(phases: Phases, sync: Callable[[], None], steps: int,
+              trace: str | None = None) -> tuple[float, list[tuple[str, float, float]]]:
+    """Wall ms per step, and the CUDA runtime/driver calls the step makes: ``(name, calls
+    per step, host ms per step)``, from torch.profiler's CUPTI records (they include
+    the calls CuPy makes). Wall time minus the time inside these calls is the time
+    Python and the framework take. ``trace``: also write a Chrome trace (a timeline)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    for phase in PHASES:
+        phases[phase]()
+    sync()
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        start = time.perf_counter()
+        for _ in range(steps):
+            for phase in PHASES:
+                phases[phase]()
+            sync()
+        wall = (time.perf_counter() - start) / steps * 1e3
+    if trace:
+        prof.export_chrome_trace(trace)
+    rows = [(e.key, e.count / steps, e.self_cpu_time_total / steps / 1e3)
+            for e in prof.key_averages() if e.key.startswith(("cu", "nccl"))]
+    return wall, sorted(rows, key=lambda row: -row[2])
+
+
 def python_profile(phases: Phases, sync: Callable[[], None], steps: int, top: int = 25) -> str:
     """minitorch_accel's most expensive Python functions (self time) over ``steps``."""
     profiler = cProfile.Profile()
@@ -135,6 +162,9 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--kernels", action="store_true", help="GPU busy time (needs torch)")
     parser.add_argument("--python", action="store_true", help="cProfile of minitorch_accel")
+    parser.add_argument("--api", action="store_true",
+                        help="CUDA runtime/driver calls of our step (needs torch)")
+    parser.add_argument("--trace", default=None, help="with --api: write a Chrome trace")
     args = parser.parse_args()
     runs = {"ours": ours(args.batch, args.device), "torch": theirs(args.batch, args.device)}
     found = {name: time_phases(*run, args.steps) for name, run in runs.items() if run}
@@ -156,6 +186,13 @@ def main() -> None:
             if run is not None:
                 busy, kernels = gpu_busy(*run, steps=10)
                 print(f"{name:<10} {busy:>17.3f} {kernels:>13.0f}")
+    if args.api and runs["torch"] is not None:
+        wall, rows = api_calls(*runs["ours"], steps=10, trace=args.trace)  # type: ignore[misc]
+        inside = sum(ms for _, _, ms in rows)
+        print(f"\nours: {wall:.3f} ms/step wall, {inside:.3f} ms in CUDA API calls "
+              f"({len(rows)} kinds):")
+        for name, calls, ms in rows[:15]:
+            print(f"  {name:<40} {calls:>7.1f} calls {ms:>8.3f} ms")
     if args.python:
         print("\n" + python_profile(*runs["ours"], steps=args.steps))  # type: ignore[misc]
 
