@@ -563,3 +563,22 @@ def test_loader_prefetch_to_the_gpu_orders_work_after_the_copies() -> None:
     transfer = mta.Device("cuda").backend.upload_async(images[:3], mta.Device("cuda"))
     transfer.finish()
     np.testing.assert_array_equal(cp.asnumpy(transfer.array), images[:3])
+
+
+@gpu
+@needs_gpu
+def test_bfloat16_on_the_gpu_works_or_says_why_not() -> None:
+    import cupy as cp
+
+    from minitorch_accel.amp import autocast
+
+    if getattr(cp, "bfloat16", None) is None:  # CuPy 14 has no bfloat16 dtype
+        with pytest.raises(TypeError, match="bfloat16 is not supported by the 'cuda' backend"):
+            autocast("bfloat16", device="cuda")
+        return
+    layer = mta.nn.Linear(8, 4).to("cuda")
+    x = mta.randn(16, 8, device="cuda")
+    with autocast("bfloat16", device="cuda"):
+        loss = layer(x).float().sum()
+    loss.backward()
+    assert layer.weight.grad is not None and np.isfinite(layer.weight.grad.numpy()).all()
