@@ -122,3 +122,15 @@ def test_prefetch_to_the_host_copies_nothing() -> None:
     assert transfer_stats.copies == 0
     for f, e in zip(found, expected, strict=True):
         np.testing.assert_array_equal(f, e)
+
+
+@pytest.mark.parametrize("device", ["cpu", "cpu:1"])
+def test_upload_async_copies_even_where_memory_is_shared(device: str) -> None:
+    backend = Device(device).backend
+    host = np.arange(6.0)
+    transfer = backend.upload_async(host, Device(device))
+    transfer.wait()
+    transfer.finish()
+    host[:] = -1  # the source may be refilled once the copy is finished
+    np.testing.assert_array_equal(transfer.array, np.arange(6.0))
+    assert backend.pinned_empty((2, 3), np.float32).shape == (2, 3)
