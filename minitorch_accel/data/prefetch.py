@@ -104,6 +104,16 @@ def prefetch(gathers: Sequence[Gather], device: Device, depth: int) -> Iterator[
     slots = threading.Semaphore(depth)  # one per batch built and not yet taken
     stop = threading.Event()
 
+    def build(gather: Gather) -> tuple[Batch, list[Transfer]]:
+        if device is HOST:  # nothing to copy: the gathered arrays are the batch
+            return tuple(from_numpy(np.ascontiguousarray(f)) for f in gather(None)), []
+        if device.type == "cpu":  # virtual devices share the host's memory: pinning
+            return move(gather(None), device)  # buys nothing
+        ring.next_slot()
+        batch, transfers = move(gather(ring.empty), device)
+        ring.hold(transfers)
+        return batch, transfers
+
     def work() -> None:
         try:
             for gather in gathers:
@@ -112,18 +122,7 @@ def prefetch(gathers: Sequence[Gather], device: Device, depth: int) -> Iterator[
                         return
                 if stop.is_set():
                     return
-                if device is HOST:  # nothing to copy: the gathered arrays are the batch
-                    batch: Batch = tuple(from_numpy(np.ascontiguousarray(f))
-                                         for f in gather(None))
-                    ready.put((batch, []))
-                    continue
-                if device.type == "cpu":  # virtual devices share the host's memory:
-                    ready.put(move(gather(None), device))  # pinning buys nothing
-                    continue
-                ring.next_slot()
-                batch, transfers = move(gather(ring.empty), device)
-                ring.hold(transfers)
-                ready.put((batch, transfers))
+                ready.put(build(gather))
             ready.put(_END)
         except BaseException as exc:  # handed to the caller, not swallowed
             ready.put(_Failure(exc))
