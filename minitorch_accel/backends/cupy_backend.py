@@ -129,7 +129,7 @@ class CupyBackend(Backend):
         current stream wait for it, so results are always correct.
         """
         if non_blocking and host.nbytes > 0:
-            transfer = self.upload_async(np.ascontiguousarray(host), device)
+            transfer = self.upload_async(host, device)
             transfer.wait()
             out = transfer.array
         else:
@@ -144,7 +144,8 @@ class CupyBackend(Backend):
         """Queue the copy of ``host`` on the device's copy stream and return at once.
 
         From pinned memory the DMA engine reads ``host`` directly; from pageable memory
-        it is first copied into a pinned buffer (kept alive until the copy is done).
+        it is first copied into a pinned buffer. Either is kept alive until the copy is
+        done.
         The :class:`~minitorch_accel.backends.base.Transfer` waits on the copy's event:
         ``wait()`` makes the calling thread's current stream wait, ``finish()`` blocks.
         """
@@ -158,8 +159,7 @@ class CupyBackend(Backend):
             stream = self._copy_stream(device.index or 0)
             out.set(staged, stream=stream)
             done = stream.record()
-            if staged is not host:
-                self._keep_until(done, staged)
+            self._keep_until(done, staged)  # not freed (and reused) before the copy
 
         def wait() -> None:
             with self.device_context(device):
