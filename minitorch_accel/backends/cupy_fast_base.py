@@ -5,6 +5,7 @@ kernels compiled on first use, and the direct cuBLAS GEMM (see
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from typing import Any
 
 import numpy
@@ -53,6 +54,16 @@ class FastPathBase:
                 spec.in_params, spec.out_params, spec.operation, spec.name
             )
             self._kernels[spec.name] = kernel
+        return kernel
+
+    def _raw_kernel(self, char: str, name: str, source: Callable[[str], str]) -> Any:
+        """The ``cupy.RawKernel`` ``{name}_{float|double}`` for dtype ``char`` ("f" or
+        "d"), compiled once from ``source(float_type)``."""
+        float_type = "float" if char == "f" else "double"
+        full = f"{name}_{float_type}"
+        kernel = self._kernels.get(full)
+        if kernel is None:
+            kernel = self._kernels[full] = self.cp.RawKernel(source(float_type), full)
         return kernel
 
     def gemm(self, a: Any, b: Any, out: Any = None) -> Any:

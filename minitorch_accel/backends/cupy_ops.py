@@ -183,13 +183,8 @@ class CupyFastPaths(ImageFastPaths, OptimizerFastPaths):
         cp, (rows, classes), dtype = self.cp, logits.shape, logits.dtype
         loss, lse = cp.ndarray((rows,), dtype), cp.ndarray((rows,), dtype)
         out, total = cp.ndarray((2,), dtype), cp.ndarray((), numpy.int64)
-        name = f"block:{dtype.char}"
-        kernel = self._kernels.get(name)
-        if kernel is None:
-            float_type = "float" if dtype.char == "f" else "double"
-            kernel = self._kernels[name] = cp.RawKernel(
-                K.cross_entropy_block_source(float_type),
-                f"mta_cross_entropy_block_{float_type}")
+        kernel = self._raw_kernel(dtype.char, "mta_cross_entropy_block",
+                                  K.cross_entropy_block_source)
         kernel((1,), (K.BLOCK_KERNEL_THREADS,), (
             logits, labels, numpy.int64(ignore_index), numpy.int32(rows),
             numpy.int32(classes), numpy.int32(reduction == "mean"), loss, lse, out, total))

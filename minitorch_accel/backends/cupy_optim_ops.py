@@ -105,7 +105,7 @@ class OptimizerFastPaths(FastPathBase):
 
     def _run_many(self, kind: str, arrays: dict[str, list[Any]],
                   scalars: dict[str, float | bool]) -> bool:
-        spec, names = K.MULTI_TENSOR[kind]
+        names = K.MULTI_TENSOR[kind][1]
         params = arrays["param"]
         dtype, count = params[0].dtype, len(params)
         if dtype.char not in "fd" or any(len(arrays[name]) != count for name in names):
@@ -161,12 +161,6 @@ class OptimizerFastPaths(FastPathBase):
         return self.cp.asarray(numpy.array(values, numpy.int64))
 
     def _many_kernel(self, kind: str, char: str) -> Any:
-        name = f"many:{kind}:{char}"
-        kernel = self._kernels.get(name)
-        if kernel is None:
-            spec, names = K.MULTI_TENSOR[kind]
-            float_type = "float" if char == "f" else "double"
-            kernel = self.cp.RawKernel(K.multi_tensor_source(spec, names, float_type),
-                                       f"{spec.name}_many_{float_type}")
-            self._kernels[name] = kernel
-        return kernel
+        spec, names = K.MULTI_TENSOR[kind]
+        return self._raw_kernel(char, f"{spec.name}_many",
+                                lambda float_type: K.multi_tensor_source(spec, names, float_type))
