@@ -22,11 +22,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 
 from minitorch_accel.backends import cupy_kernels as K
 from minitorch_accel.backends.cupy_ops import CupyFastPaths
 
 CXX = shutil.which("g++") or shutil.which("c++")
+NVCC = shutil.which("nvcc")
+needs_nvcc = pytest.mark.skipif(NVCC is None, reason="nvcc (the CUDA compiler) is not installed")
 #: The elementwise kernels and the map steps of the reductions.
 ALL_SPECS = K.SPECS + tuple(r.map_spec() for r in K.REDUCTIONS)
 
@@ -69,6 +72,19 @@ def host_source(spec: K.KernelSpec) -> str:
         + "\n".join(raws) + "\n  for (ptrdiff_t i = 0; i < _n; ++i) {\n"
         + "\n".join(binds) + "\n" + spec.operation + "\n  }\n}\n"
     )
+
+
+def nvcc_ptx(source: str, folder: Path) -> str:
+    """The PTX that ``nvcc -arch=sm_90 --ptx`` makes of CUDA ``source`` (which must
+    compile: the assertion shows nvcc's message otherwise)."""
+    assert NVCC is not None, "needs nvcc"
+    (folder / "kernel.cu").write_text(source)
+    result = subprocess.run(
+        [NVCC, "-arch=sm_90", "--ptx", "-o", str(folder / "kernel.ptx"),
+         str(folder / "kernel.cu")], capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, f"nvcc failed:\n{result.stderr}"
+    return (folder / "kernel.ptx").read_text()
 
 
 def compile_library(source: str, folder: Path) -> ctypes.CDLL:

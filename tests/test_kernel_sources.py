@@ -11,14 +11,12 @@
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from host_kernels import ALL_SPECS, CXX, HostFastPaths, host_fast_paths
+from host_kernels import ALL_SPECS, CXX, HostFastPaths, host_fast_paths, needs_nvcc, nvcc_ptx
 
 from minitorch_accel.backends import cupy_kernels as K
 from minitorch_accel.backends.cupy_ops import FAST_PATHS
@@ -27,21 +25,13 @@ from minitorch_accel.ops import pool_kernels as pk
 from minitorch_accel.optim.adam import adam_update
 from minitorch_accel.optim.sgd import sgd_update
 
-NVCC = shutil.which("nvcc")
 
-
-@pytest.mark.skipif(NVCC is None, reason="nvcc (the CUDA compiler) is not installed")
+@needs_nvcc
 @pytest.mark.parametrize("float_type", ["float", "double"])
 @pytest.mark.parametrize("spec", ALL_SPECS, ids=[s.name for s in ALL_SPECS])
 def test_kernel_compiles_with_nvcc(spec: K.KernelSpec, float_type: str, tmp_path: Path) -> None:
-    source = tmp_path / f"{spec.name}.cu"
-    source.write_text(K.standalone_source(spec, float_type))
-    result = subprocess.run(
-        [str(NVCC), "-arch=sm_90", "--ptx", "-o", str(tmp_path / "out.ptx"), str(source)],
-        capture_output=True, text=True, timeout=300,
-    )
-    assert result.returncode == 0, f"nvcc failed on {spec.name}:\n{result.stderr}"
-    assert f".entry {spec.name}" in (tmp_path / "out.ptx").read_text()
+    ptx = nvcc_ptx(K.standalone_source(spec, float_type), tmp_path)
+    assert f".entry {spec.name}" in ptx
 
 
 @pytest.fixture(scope="module")
@@ -292,12 +282,8 @@ def test_conv_forward_with_the_kernel_im2col(fast: HostFastPaths, x_shape: Any, 
         ck.conv2d_grad_weight(np, grad_y, x, w_shape, **conv), rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.skipif(NVCC is None, reason="nvcc (the CUDA compiler) is not installed")
+@needs_nvcc
 @pytest.mark.parametrize("float_type", ["float", "double"])
 def test_cross_entropy_block_kernel_compiles(float_type: str, tmp_path: Path) -> None:
-    source = tmp_path / "ce.cu"
-    source.write_text(K.cross_entropy_block_source(float_type))
-    result = subprocess.run([str(NVCC), "-arch=sm_90", "--ptx", "-o", str(tmp_path / "o.ptx"),
-                             str(source)], capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stderr
-    assert f".entry mta_cross_entropy_block_{float_type}" in (tmp_path / "o.ptx").read_text()
+    ptx = nvcc_ptx(K.cross_entropy_block_source(float_type), tmp_path)
+    assert f".entry mta_cross_entropy_block_{float_type}" in ptx

@@ -10,15 +10,13 @@ offers it, with the same results as on the CPU.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from host_kernels import CXX, HostFastPaths, host_fast_paths
+from host_kernels import CXX, HostFastPaths, host_fast_paths, needs_nvcc, nvcc_ptx
 
 import minitorch_accel as mta
 from minitorch_accel import optim
@@ -28,7 +26,6 @@ from minitorch_accel.backends.numpy_backend import NumpyBackend
 from minitorch_accel.optim.adam import adam_update
 from minitorch_accel.optim.sgd import sgd_update
 
-NVCC = shutil.which("nvcc")
 SIZES = [3, 0, 17, 1, 64]  # an empty tensor among them
 
 
@@ -39,17 +36,13 @@ def fast(tmp_path_factory: pytest.TempPathFactory) -> HostFastPaths:
     return host_fast_paths(tmp_path_factory.mktemp("many"))
 
 
-@pytest.mark.skipif(NVCC is None, reason="nvcc (the CUDA compiler) is not installed")
+@needs_nvcc
 @pytest.mark.parametrize("float_type", ["float", "double"])
 @pytest.mark.parametrize("kind", sorted(K.MULTI_TENSOR))
 def test_multi_tensor_kernels_compile(kind: str, float_type: str, tmp_path: Path) -> None:
     spec, arrays = K.MULTI_TENSOR[kind]
-    source = tmp_path / "many.cu"
-    source.write_text(K.multi_tensor_source(spec, arrays, float_type))
-    result = subprocess.run([str(NVCC), "-arch=sm_90", "--ptx", "-o", str(tmp_path / "o.ptx"),
-                             str(source)], capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stderr
-    assert f".entry {spec.name}_many_{float_type}" in (tmp_path / "o.ptx").read_text()
+    ptx = nvcc_ptx(K.multi_tensor_source(spec, arrays, float_type), tmp_path)
+    assert f".entry {spec.name}_many_{float_type}" in ptx
 
 
 def _tensors(rng: np.random.Generator, dtype: Any = np.float64) -> list[np.ndarray]:
