@@ -211,10 +211,8 @@ class HostFastPaths(CupyFastPaths):
     def _upload(self, values: list[int]) -> Any:
         return np.array(values, np.int64)  # the host's "device" memory is its own
 
-    def _pointer_tables(self, values: list[int], tables: int, count: int) -> list[Any]:
-        table = self._upload(values)  # no device to ask for the cache key
-        return [table[i * count:(i + 1) * count] for i in range(tables)] + [
-            table[tables * count:]]
+    def _current_device(self) -> int:
+        return 0  # the host is the one "device"
 
 
 def host_fast_paths(folder: Path) -> HostFastPaths:

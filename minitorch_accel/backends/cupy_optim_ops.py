@@ -150,12 +150,15 @@ class OptimizerFastPaths(FastPathBase):
         pointers and the ``ends`` after them. The last upload is reused while the values
         repeat (parameters and, thanks to the memory pool, gradients usually land at the
         same addresses every step): no copy to the GPU then."""
-        key = (self.cp.cuda.runtime.getDevice(), *values)
+        key = (self._current_device(), *values)
         if self._last_table is None or self._last_table[0] != key:
             table = self._upload(values)
             cut = [table[i * count:(i + 1) * count] for i in range(tables)]
             self._last_table = (key, [*cut, table[tables * count:]])
         return self._last_table[1]
+
+    def _current_device(self) -> int:
+        return int(self.cp.cuda.runtime.getDevice())
 
     def _upload(self, values: list[int]) -> Any:
         return self.cp.asarray(numpy.array(values, numpy.int64))
