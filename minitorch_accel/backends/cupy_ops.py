@@ -6,55 +6,27 @@ returns one of the methods of :class:`CupyFastPaths`; ops use it when it is not 
 and their generic ``xp`` code otherwise. Every method runs on the GPU that holds its
 first array argument.
 
-Names and signatures (raw CuPy arrays in, raw arrays out):
+The names (raw CuPy arrays in, raw arrays out; each method below gives its signature):
 
-``relu_forward(x) -> y``
-``relu_backward(y, grad_y) -> grad_x``
-    ``y`` is the forward output; the mask multiply is fused into one kernel.
-``sgd_update(xp, param, grad, momentum_buffer, lr, momentum, dampening, nesterov,
-weight_decay, maximize, first_step) -> None``
-    As :func:`minitorch_accel.optim.sgd.sgd_update`, in one kernel.
-``adam_update(xp, param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, lr, beta1,
-beta2, eps, weight_decay, decoupled_weight_decay, amsgrad, maximize) -> None``
-    As :func:`minitorch_accel.optim.adam.adam_update`, in one kernel.
-``sgd_update_many(params, grads, bufs, lr, ...) -> bool``
-``adam_update_many(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, step, lr, ...)
--> bool``
-    The same updates for lists of tensors, in one launch of a multi-tensor kernel
-    (:func:`~minitorch_accel.backends.cupy_kernels.multi_tensor_source`); False where
-    they do not apply (mixed dtypes, strided arrays), then nothing has changed.
-``label_count(labels, classes, ignore_index) -> (total, result)``
-    One reduction over int64 labels, and nothing waits for it: ``total`` is the 0-d
-    device count (counted labels + ``2**32`` x labels out of range and not
-    ``ignore_index``), and ``result()`` waits for that kernel only (not for the work
-    queued after it) and returns ``(counted, out_of_range)`` as Python ints.
-``cross_entropy_forward(logits, labels, ignore_index, reduction) -> (loss, lse, scale,
-counts)``
-    Cross-entropy of (N, C) logits against int64 labels (N,); rows labelled
-    ``ignore_index`` (or out of range) give 0. ``reduction`` "none" gives the loss per
-    row, "sum" and "mean" a 0-d scaled sum: ``scale`` is a 0-d device array, 1 or
-    ``1 / counted rows``, None for "none". ``lse`` (the row log-sum-exp) and ``scale``
-    are kept for backward; ``counts()`` is ``result()`` of ``label_count``. Up to 4,096
-    rows and 1,024 classes this is one launch (``cross_entropy_block_source``).
-``cross_entropy_backward(logits, labels, ignore_index, lse, grad, scale) -> grad_logits``
-    ``(softmax(logits) - one_hot(labels)) * grad[:, None]``, 0 on ignored rows; with a
-    ``scale``, ``grad`` is the 0-d gradient of the scaled sum.
-``im2col(x, geometry) -> cols``
-    The matrix ``minitorch_accel.ops.conv_kernels.im2col`` builds (``Cols.matrix``),
-    element for element: (groups, M, K) or (groups, K, M), K ordered (kh, kw, c).
-``col2im(cols, geometry) -> grad_x``
-    The adjoint of ``im2col``: (N, C, H, W), NHWC in memory for channels-last cols.
-``conv2d_grad_input(grad_y, w, geometry) -> grad_x``
-    One cuBLAS GEMM per group into columns, then ``col2im``.
-``gemm(a, b, out=None) -> out or None``
-    ``a @ b`` for 2-D float32/float64 operands that are C- or F-contiguous (a transposed
-    view is F-contiguous), in one cuBLAS call with no copies; None where that does not
-    apply (then ``cupy.matmul`` runs). ``out``, if given, must be C-contiguous.
-``max_pool2d_forward(x, geometry, channels_last) -> y``
-``max_pool2d_backward(grad_y, x, y, geometry, channels_last) -> grad_x``
-    Max pooling for a ``PoolGeometry`` in one kernel each way; the gradient of each
-    window goes to its first maximum (as the CPU code). Outputs are NHWC in memory when
-    ``channels_last``, NCHW otherwise; inputs may have any strides.
+- ``relu_forward``, ``relu_backward``: ReLU and its gradient (the mask multiply fused
+  into one kernel), in the memory layout of the input.
+- ``sgd_update``, ``adam_update``: as :func:`minitorch_accel.optim.sgd.sgd_update` and
+  :func:`minitorch_accel.optim.adam.adam_update`, in one kernel.
+- ``sgd_update_many``, ``adam_update_many``: the same for lists of tensors, in one
+  launch of a multi-tensor kernel
+  (:func:`~minitorch_accel.backends.cupy_kernel_spec.multi_tensor_source`); False where
+  they do not apply (mixed dtypes, strided arrays), and then nothing has changed.
+- ``label_count``: one reduction over int64 labels that nothing waits for; its count is
+  read back later, only when asked.
+- ``cross_entropy_forward``, ``cross_entropy_backward``: the loss per row or its mean or
+  sum, with the label counts; up to 4,096 rows and 1,024 classes, one launch
+  (:func:`~minitorch_accel.backends.cupy_kernels.cross_entropy_block_source`).
+- ``im2col``, ``col2im``, ``conv2d_grad_input``: the columns of a convolution (K in the
+  order its geometry names), their adjoint, and the input gradient (one GEMM per group,
+  then ``col2im``).
+- ``gemm``: ``a @ b`` in one cuBLAS call, or None where that does not apply.
+- ``max_pool2d_forward``, ``max_pool2d_backward``: max pooling in one kernel each way;
+  each window's gradient goes to its first maximum, as in the CPU code.
 """
 
 from __future__ import annotations
