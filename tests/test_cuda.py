@@ -328,11 +328,13 @@ def test_loader_prefetch_to_the_gpu_orders_work_after_the_copies() -> None:
     ds = TensorDataset(images, np.arange(300))
     loader = DataLoader(ds, batch_size=32, shuffle=True, seed=2, device="cuda", prefetch=2)
     with cp.cuda.Stream(non_blocking=True):  # the consumer's own stream waits too
-        kept = [(x, y, (x * 2).sum(axis=1)) for x, y in loader]
+        kept = [(x, y, (x * 2).sum(dim=1)) for x, y in loader]
     for x, y, doubled in kept:  # every batch intact after the buffers were reused
         rows = images[y.numpy()]
         np.testing.assert_array_equal(x.numpy(), rows)
-        np.testing.assert_allclose(doubled.numpy(), 2 * rows.sum(axis=1), rtol=1e-5)
+        np.testing.assert_allclose(
+            doubled.numpy(), 2 * rows.astype(np.float64).sum(axis=1), rtol=1e-5, atol=1e-5
+        )
     transfer = mta.Device("cuda").backend.upload_async(images[:3], mta.Device("cuda"))
     transfer.finish()
     np.testing.assert_array_equal(cp.asnumpy(transfer.array), images[:3])
