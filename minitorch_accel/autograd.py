@@ -37,6 +37,23 @@ def _bind_tensor_factory(make: Callable[[Any, Device, bool, Function | None], Te
     _make_tensor = make
 
 
+def on_input_device(func: F) -> F:
+    """Run ``func`` on the device of its first argument, a Tensor (see
+    :meth:`~minitorch_accel.backends.Device.guard`).
+
+    For ops that work on raw arrays outside a :class:`Function` (label checks, index
+    arrays, comparisons): on a machine with several GPUs their kernels and allocations
+    must go to the GPU of the tensors, not to CuPy's current device.
+    """
+
+    @functools.wraps(func)
+    def run(first: Tensor, *args: Any, **kwargs: Any) -> Any:
+        with first.device.guard():
+            return func(first, *args, **kwargs)
+
+    return run  # type: ignore[return-value]
+
+
 def is_grad_enabled() -> bool:
     """Whether operations are recorded for backward in this thread."""
     return _grad_mode.enabled
@@ -252,8 +269,9 @@ def run_backward(
         if t._node is None:
             if wanted is None:
                 fresh = fresh and id(g.data) not in stolen
-                if _accumulate_into_leaf(t, g, fresh):
-                    stolen.add(id(g.data))
+                with g.device.guard():
+                    if _accumulate_into_leaf(t, g, fresh):
+                        stolen.add(id(g.data))
         else:
             _add(grads, id(t._node), g)
 
@@ -265,18 +283,19 @@ def run_backward(
             grad_out = grads.pop(id(fn), None)
             if grad_out is None:
                 continue
-            results = fn.backward(grad_out)
-            if not isinstance(results, tuple):
-                results = (results,)
-            fresh = fn.fresh_grads and not create_graph
-            for t, g in zip(fn.inputs, results, strict=False):
-                if g is None or t is None or not t.requires_grad:
-                    continue
-                if g.data.shape != t.data.shape:
-                    g = sum_to_shape(g, t.shape)
-                if g.data.dtype is not t.data.dtype and g.data.dtype != t.data.dtype:
-                    g = g.to(dtype=t.dtype)
-                send(t, g, fresh)
+            with fn.device.guard():  # on the GPU of the node's tensors, not the current one
+                results = fn.backward(grad_out)
+                if not isinstance(results, tuple):
+                    results = (results,)
+                fresh = fn.fresh_grads and not create_graph
+                for t, g in zip(fn.inputs, results, strict=False):
+                    if g is None or t is None or not t.requires_grad:
+                        continue
+                    if g.data.shape != t.data.shape:
+                        g = sum_to_shape(g, t.shape)
+                    if g.data.dtype is not t.data.dtype and g.data.dtype != t.data.dtype:
+                        g = g.to(dtype=t.dtype)
+                    send(t, g, fresh)
             if not retain_graph:
                 fn.__dict__.clear()  # frees the saved arrays now, not at garbage collection
                 fn.inputs = ()

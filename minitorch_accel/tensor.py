@@ -302,11 +302,13 @@ class Tensor(TensorData):
 
     def any(self) -> bool:
         """True if any element is non-zero."""
-        return bool(self.xp.any(self.data))
+        with self.device.guard():
+            return bool(self.xp.any(self.data))
 
     def all(self) -> bool:
         """True if every element is non-zero."""
-        return bool(self.xp.all(self.data))
+        with self.device.guard():
+            return bool(self.xp.all(self.data))
 
     # ---------------------------------------------------------------- shape methods
     def reshape(self, *shape: Any) -> Tensor:
@@ -359,12 +361,16 @@ class Tensor(TensorData):
         from .ops.shape import raw_index
 
         self._check_inplace()
-        self.data[raw_index(index)] = self._as_data(value)
+        value = self._as_data(value)
+        with self.device.guard():
+            self.data[raw_index(index)] = value
 
     def copy_(self, src: Tensor | Any) -> Tensor:
         """Copy ``src``'s values into this tensor, in place (under ``no_grad``)."""
         self._check_inplace()
-        self.data[...] = self._as_data(src)
+        value = self._as_data(src)
+        with self.device.guard():
+            self.data[...] = value
         return self
 
 

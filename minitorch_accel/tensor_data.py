@@ -220,7 +220,8 @@ class TensorData:
     def fill_(self: _T, value: builtins.float) -> _T:
         """Set every element to ``value``, in place."""
         self._check_inplace()
-        self.data.fill(value)
+        with self.device.guard():
+            self.data.fill(value)
         return self
 
     def zero_(self: _T) -> _T:
@@ -231,11 +232,13 @@ class TensorData:
         """``self += alpha * other``, in place."""
         self._check_inplace()
         values = other.data if isinstance(other, TensorData) else other
-        self.data += values if alpha == 1.0 else alpha * values
+        with self.device.guard():
+            self.data += values if alpha == 1.0 else alpha * values
         return self
 
     def mul_(self: _T, other: TensorData | builtins.float) -> _T:
         """``self *= other``, in place."""
         self._check_inplace()
-        self.data *= other.data if isinstance(other, TensorData) else other
+        with self.device.guard():
+            self.data *= other.data if isinstance(other, TensorData) else other
         return self

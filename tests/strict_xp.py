@@ -17,8 +17,16 @@ CPU, so those bugs show up in an ordinary test run:
   NumPy and wrap the results. Names NumPy has and CuPy lacks (``errstate``,
   ``nditer``...) do not exist. ``STRICT.asnumpy`` (like ``cupy.asnumpy``) and
   ``StrictArray.get()`` are the only ways back to the host.
-* :class:`StrictBackend` serves the ``"strict"`` device (``"strict:N"``) once
-  registered with ``minitorch_accel.backends.register("strict", StrictBackend)``.
+* Devices: each StrictArray remembers the device it was made on, and there is a
+  *current device* (per thread, like CUDA's), set by :func:`on_device` as
+  ``cupy.cuda.Device(n)`` sets it. Any op on an array that lives elsewhere raises,
+  as CuPy does between GPUs without peer access (with peer access CuPy would quietly
+  run the kernel on the wrong GPU, reading the other's memory across the bus). Only
+  the explicit copies (``get``, ``set``, ``copy``, ``xp.array``) and reading
+  attributes cross devices, as in CuPy. So code that forgets to enter a device's
+  context fails here although it works on a machine with one GPU.
+* :class:`~strict_backend.StrictBackend` (in ``strict_backend.py``) serves the
+  ``"strict"`` device (``"strict:N"``).
 """
 
 from __future__ import annotations
@@ -29,8 +37,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
-
-from minitorch_accel.backends import Backend, Device
+from strict_devices import StrictDevice, current_device
 
 IMPLICIT = (
     "Implicit conversion to a NumPy array is not allowed. Please use `.get()` to "
@@ -65,10 +72,20 @@ SCATTER_ADD_DTYPES = frozenset(
 )
 
 
+def _here(a: StrictArray) -> np.ndarray:
+    """``a``'s NumPy array, if ``a`` lives on the current device; else CuPy's error."""
+    if a._dev != current_device():
+        raise ValueError(
+            f"The device where the array resides ({a._dev}) is different from the current "
+            f"device ({current_device()}). Peer access is unavailable between these devices."
+        )
+    return a._a
+
+
 def _unwrap(obj: Any, allow_host: bool = False) -> Any:
     """Replace StrictArrays by their NumPy arrays; refuse NumPy arrays unless allowed."""
     if type(obj) is StrictArray:
-        return obj._a
+        return _here(obj)
     if isinstance(obj, np.ndarray):
         if allow_host:
             return obj
@@ -117,7 +134,7 @@ def _is_advanced(index: Any) -> bool:
 def _operand(other: Any) -> Any:
     """The right operand of an operator, or NotImplemented to let ``other`` handle it."""
     if type(other) is StrictArray:
-        return other._a
+        return _here(other)
     if isinstance(other, np.ndarray):
         raise TypeError(f"Unsupported type {type(other)}")
     if isinstance(other, (bool, int, float, complex, np.generic)):
@@ -132,7 +149,7 @@ def _binary(op: Callable[[Any, Any], Any], reflected: bool = False) -> Any:
         value = _operand(other)
         if value is NotImplemented:
             return NotImplemented
-        return _wrap(op(value, self._a) if reflected else op(self._a, value))
+        return _wrap(op(value, _here(self)) if reflected else op(_here(self), value))
 
     return method
 
@@ -142,7 +159,7 @@ def _inplace(op: Callable[[Any, Any], Any]) -> Any:
         value = _operand(other)
         if value is NotImplemented:
             return NotImplemented
-        op(self._a, value)
+        op(_here(self), value)
         return self
 
     return method
@@ -151,12 +168,13 @@ def _inplace(op: Callable[[Any, Any], Any]) -> Any:
 class StrictArray:
     """A device-array stand-in: a NumPy array behind ``cupy.ndarray``'s rules."""
 
-    __slots__ = ("_a",)
+    __slots__ = ("_a", "_dev")
     __array_ufunc__ = None  # NumPy ufuncs and ndarray operators defer, then fail
     __hash__ = None  # type: ignore[assignment]
 
-    def __init__(self, array: np.ndarray) -> None:
+    def __init__(self, array: np.ndarray, device: int | None = None) -> None:
         self._a = array
+        self._dev = current_device() if device is None else device
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         raise TypeError(IMPLICIT)
@@ -169,7 +187,7 @@ class StrictArray:
 
     def __getattr__(self, name: str) -> Any:
         if name in CUPY_METHODS:
-            method = getattr(self._a, name)
+            method = getattr(_here(self), name)
             return lambda *args, **kwargs: _call(method, args, kwargs)
         raise AttributeError(f"'cupy.ndarray' (strict stand-in) has no attribute {name!r}")
 
@@ -182,10 +200,19 @@ class StrictArray:
     itemsize = property(lambda self: self._a.itemsize)
     strides = property(lambda self: self._a.strides)
     flags = property(lambda self: self._a.flags)
-    T = property(lambda self: StrictArray(self._a.T))
-    mT = property(lambda self: StrictArray(self._a.mT))
-    real = property(lambda self: StrictArray(self._a.real))
-    imag = property(lambda self: StrictArray(self._a.imag))
+    T = property(lambda self: StrictArray(self._a.T, self._dev))  # views: no kernel
+    mT = property(lambda self: StrictArray(self._a.mT, self._dev))
+    real = property(lambda self: StrictArray(self._a.real, self._dev))
+    imag = property(lambda self: StrictArray(self._a.imag, self._dev))
+
+    @property
+    def device(self) -> Any:
+        """The device the array lives on, as a context manager (``cupy.cuda.Device``)."""
+        return StrictDevice(self._dev)
+
+    def copy(self, order: str = "C") -> StrictArray:
+        """A copy on the *current* device, from any device (CuPy copies peer to peer)."""
+        return StrictArray(self._a.copy(order=order))  # type: ignore[call-overload]
 
     # ---------------------------------------------------------------- host transfers
     def get(
@@ -209,28 +236,28 @@ class StrictArray:
             if value.shape != ():
                 raise ValueError("non-scalar numpy.ndarray cannot be used for fill")
             value = value._a if type(value) is StrictArray else value
-        self._a.fill(value)
+        _here(self).fill(value)
 
     def scatter_add(self, slices: Any, value: Any) -> None:
         """``cupy.ndarray.scatter_add``: unbuffered ``self[slices] += value``."""
-        np.add.at(self._a, _index(slices), _unwrap(value, allow_host=True))
+        np.add.at(_here(self), _index(slices), _unwrap(value, allow_host=True))
 
     # ---------------------------------------------------------------- indexing
     def __getitem__(self, index: Any) -> Any:
-        return _wrap(self._a[_index(index)])
+        return _wrap(_here(self)[_index(index)])
 
     def __setitem__(self, index: Any, value: Any) -> None:
         if isinstance(value, (np.ndarray, list)) and not _is_advanced(index):
             if isinstance(value, list) or value.ndim > 0:  # CuPy calls fill() here
                 raise ValueError("non-scalar numpy.ndarray cannot be used for fill")
-        self._a[_index(index)] = _unwrap(value, allow_host=True)
+        _here(self)[_index(index)] = _unwrap(value, allow_host=True)
 
     # ---------------------------------------------------------------- Python protocols
     def __len__(self) -> int:
         return len(self._a)
 
     def __iter__(self) -> Iterator[StrictArray]:
-        for item in self._a:
+        for item in _here(self):
             yield _wrap(item)
 
     def __bool__(self) -> bool:
@@ -275,16 +302,16 @@ class StrictArray:
     __ior__, __ixor__ = _inplace(operator.ior), _inplace(operator.ixor)
 
     def __neg__(self) -> StrictArray:
-        return StrictArray(-self._a)
+        return StrictArray(-_here(self))
 
     def __pos__(self) -> StrictArray:
-        return StrictArray(+self._a)
+        return StrictArray(+_here(self))
 
     def __abs__(self) -> StrictArray:
-        return StrictArray(abs(self._a))
+        return StrictArray(abs(_here(self)))
 
     def __invert__(self) -> StrictArray:
-        return StrictArray(~self._a)
+        return StrictArray(~_here(self))
 
 
 class StrictUfunc:
@@ -308,7 +335,7 @@ class StrictUfunc:
                 "scatter_add only supports int32, float16, float32, float64, uint32, uint64, "
                 "as data type"
             )
-        self._u.at(a._a, _index(indices), _unwrap(b, allow_host=True))
+        self._u.at(_here(a), _index(indices), _unwrap(b, allow_host=True))
 
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._u, name)
@@ -341,8 +368,8 @@ class StrictNamespace:
     @staticmethod
     def asarray(obj: Any, dtype: Any = None, order: Any = None) -> StrictArray:
         """Device arrays pass through; host data is copied to the "device"."""
-        if type(obj) is StrictArray:
-            return obj if dtype is None else StrictArray(obj._a.astype(dtype, copy=False))
+        if type(obj) is StrictArray:  # stays where it is, as in CuPy
+            return obj if dtype is None else StrictArray(_here(obj).astype(dtype, copy=False))
         return StrictArray(np.array(_unwrap(obj, allow_host=True), dtype=dtype, order=order))
 
     @staticmethod
@@ -350,7 +377,7 @@ class StrictNamespace:
         obj: Any, dtype: Any = None, copy: bool = True, order: Any = "K", ndmin: int = 0
     ) -> StrictArray:
         """A copy (by default) of host data or of a device array, on the "device"."""
-        source = _unwrap(obj, allow_host=True)
+        source = obj._a if type(obj) is StrictArray else _unwrap(obj, allow_host=True)
         return StrictArray(np.array(source, dtype=dtype, copy=copy, order=order, ndmin=ndmin))
 
     @staticmethod
@@ -369,48 +396,3 @@ class StrictNamespace:
 
 STRICT = StrictNamespace()
 """The strict array module."""
-
-
-class StrictGenerator:
-    """A NumPy ``Generator`` whose samples are StrictArrays."""
-
-    def __init__(self, generator: np.random.Generator) -> None:
-        self._g = generator
-
-    def __getattr__(self, name: str) -> Any:
-        method = getattr(self._g, name)
-        return lambda *args, **kwargs: _call(method, args, kwargs)
-
-
-class StrictBackend(Backend):
-    """The ``strict`` test backend: devices ``"strict"`` and ``"strict:N"`` (4 of them)."""
-
-    name = "strict"
-    xp = STRICT
-
-    def __init__(self) -> None:
-        self._seed = 0
-        self._generators: dict[Device, StrictGenerator] = {}
-
-    def device_count(self) -> int:
-        return 4
-
-    def asarray(self, obj: Any, device: Device, dtype: Any = None) -> Any:
-        return STRICT.asarray(obj, dtype=dtype)
-
-    def to_host(self, array: Any) -> np.ndarray:
-        return STRICT.asnumpy(array)
-
-    def copy_between(self, array: Any, src: Device, dst: Device, non_blocking: bool) -> Any:
-        return STRICT.array(array, copy=True)
-
-    def generator(self, device: Device) -> StrictGenerator:
-        gen = self._generators.get(device)
-        if gen is None:
-            gen = StrictGenerator(np.random.default_rng([self._seed, (device.index or 0) + 1]))
-            self._generators[device] = gen
-        return gen
-
-    def manual_seed(self, seed: int) -> None:
-        self._seed = int(seed)
-        self._generators.clear()

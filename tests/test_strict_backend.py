@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from strict_xp import STRICT, StrictArray, StrictBackend
+from strict_backend import StrictBackend
+from strict_xp import STRICT, StrictArray
 
 import minitorch_accel as mta
 from minitorch_accel import optim
@@ -25,14 +26,23 @@ from minitorch_accel.tensor import Tensor
 STRICT_DEVICE = "strict"
 
 
+@pytest.fixture(autouse=True, params=["strict", "strict:1"])
+def strict_device(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Every test twice: on the stand-in's device 0, and on its device 1, where work
+    that does not enter the device's context meets arrays of another device and fails
+    (as a kernel would run on the wrong GPU of a multi-GPU machine)."""
+    global STRICT_DEVICE
+    STRICT_DEVICE = request.param
+    yield
+    STRICT_DEVICE = "strict"
+
+
 @pytest.fixture(scope="module", autouse=True)
 def strict_backend() -> Iterator[None]:
     """Register the ``strict`` backend for this module, and remove it afterwards."""
     registry.register("strict", StrictBackend)
     yield
-    # the registry has no public unregister; keep `available()` clean for other tests
-    registry._factories.pop("strict", None)
-    registry._instances.pop("strict", None)
+    registry.unregister("strict")
 
 
 def has_module(name: str) -> bool:
@@ -351,7 +361,8 @@ def test_tensor_methods() -> None:
     x = mta.tensor(np.arange(6.0).reshape(2, 3), device=STRICT_DEVICE)
     assert x[0, 1].item() == 1.0 and x.tolist() == [[0, 1, 2], [3, 4, 5]]
     assert float(x.sum()) == 15.0 and bool(x[1, 0] == 3) and x.any() and (x >= 0).all()
-    assert [row.shape for row in x] == [(3,), (3,)] and "device='strict:0'" in repr(x)
+    assert [row.shape for row in x] == [(3,), (3,)]
+    assert f"device='{mta.Device(STRICT_DEVICE)}'" in repr(x)
     np.testing.assert_array_equal(np.asarray(x), np.arange(6.0).reshape(2, 3))
     y = x.clone()
     y[0] = mta.ones(3, dtype=mta.float64, device=STRICT_DEVICE)
@@ -395,10 +406,10 @@ def test_random_factories_and_transfers(transfers: Any) -> None:
     np.testing.assert_array_equal(host(mta.rand(50, device=STRICT_DEVICE)), host(samples[0]))
     transfers.reset()
     x = mta.ones(4, requires_grad=True)
-    moved = x.to("strict:1")
+    moved = x.to("strict:2")
     (moved.to(STRICT_DEVICE) * 3.0).sum().backward()
     assert x.grad is not None and host(x.grad).tolist() == [3.0] * 4
-    # forward: cpu -> strict:1 -> strict:0; the gradient comes back the same way
+    # forward: cpu -> strict:2 -> STRICT_DEVICE; the gradient comes back the same way
     assert transfers.as_dict() == {
         "host_to_device": 16, "device_to_device": 32, "device_to_host": 16, "copies": 4
     }

@@ -33,10 +33,8 @@ class RecordingBackend(Backend):
 def recorder() -> Iterator[RecordingBackend]:
     backend = RecordingBackend()
     registry.register("rec", lambda: backend)
-    Device("rec:1")._backend = None  # devices cache their backend: forget the old one
     yield backend
-    registry._factories.pop("rec", None)  # the registry has no public unregister
-    registry._instances.pop("rec", None)
+    registry.unregister("rec")
 
 
 def test_timer_measures_host_time() -> None:

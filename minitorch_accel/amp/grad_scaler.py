@@ -82,12 +82,12 @@ class GradScaler:
                 for p in group["params"]:
                     if p.grad is None:
                         continue
-                    grad = (
-                        p.grad.data * inverse
-                    )  # a new array: gradients are never changed in place
-                    if not bool(p.xp.isfinite(grad).all()):
-                        found_inf = True
-                    p.grad = Tensor._make(grad.astype(p.dtype, copy=False), p.device, False, None)
+                    with p.device.guard():
+                        grad = p.grad.data * inverse  # new: gradients never change in place
+                        if not bool(p.xp.isfinite(grad).all()):
+                            found_inf = True
+                        grad = grad.astype(p.dtype, copy=False)
+                    p.grad = Tensor._make(grad, p.device, False, None)
         self._found_inf[key] = found_inf
 
     def step(self, optimizer: Any, *args: Any, **kwargs: Any) -> Any:

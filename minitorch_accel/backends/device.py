@@ -6,6 +6,7 @@ the hot path of every op compares devices with ``is``.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 from typing import TYPE_CHECKING, Any, ClassVar, Union
@@ -90,6 +91,24 @@ class Device:
         xp = self._xp
         return xp if xp is not None else self.backend.xp
 
+    def guard(self) -> contextlib.AbstractContextManager[Any]:
+        """A context in which work runs on this device.
+
+        Where the backend has several devices (a machine with two GPUs) this is its
+        :meth:`~minitorch_accel.backends.base.Backend.device_context`, so that kernels
+        launched and arrays allocated inside run on this GPU, not on CuPy's current
+        one; elsewhere a shared no-op.
+
+        Examples
+        --------
+        >>> with Device("cpu:1").guard():
+        ...     pass
+        """
+        backend = self.backend
+        if backend.needs_device_context:
+            return backend.device_context(self)
+        return _NO_GUARD
+
     @property
     def is_host(self) -> bool:
         """True for ``"cpu"``, the host itself (not a virtual ``cpu:N`` device)."""
@@ -115,5 +134,7 @@ class Device:
     def __reduce__(self) -> tuple[Any, tuple[str]]:
         return (Device, (str(self),))
 
+
+_NO_GUARD = contextlib.nullcontext()
 
 DeviceLike = Union[str, Device]  # noqa: UP007  (a runtime alias; | needs 3.10 objects)

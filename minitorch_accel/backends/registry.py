@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .base import Backend
+from .device import Device
 
 _factories: dict[str, Callable[[], Backend]] = {}
 _instances: dict[str, Backend] = {}
@@ -22,13 +23,21 @@ def register(name: str, factory: Callable[[], Backend]) -> None:
         with an explanation when the backend cannot run on this machine.
     """
     _factories[name] = factory
-    _instances.pop(name, None)
+    _forget(name)
 
 
 def unregister(name: str) -> None:
     """Remove the backend registered as ``name`` (for tests and plug-ins)."""
     _factories.pop(name, None)
+    _forget(name)
+
+
+def _forget(name: str) -> None:
+    """Drop the built backend ``name``, and the devices' references to it."""
     _instances.pop(name, None)
+    for device in list(Device._interned.values()):
+        if device.type == name:
+            device._backend = device._xp = None
 
 
 def get(name: str) -> Backend:

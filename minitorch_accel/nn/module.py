@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from ..backends import DeviceLike
 from ..convert import DTypeLike
+from ..factories import zeros_like
 from ..tensor import Tensor
 from .module_state import IncompatibleKeys, load_into, move_in_place, split_to_args
 from .module_tree import named_members, tree_repr, walk_modules
@@ -372,9 +373,7 @@ class Module:
             if set_to_none:
                 param.grad = None
             else:  # a fresh tensor: a gradient object may be shared, never zero it in place
-                param.grad = Tensor._make(
-                    param.grad.xp.zeros_like(param.grad.data), param.grad.device, False, None
-                )
+                param.grad = zeros_like(param.grad)
 
     def apply(self: M, fn: Callable[[Module], object]) -> M:
         """Call ``fn`` on every submodule (children first) and then on this module."""

@@ -84,7 +84,8 @@ class _BatchNorm(Module):
             )
         momentum = self.momentum if self.momentum is not None else 0.0
         if self.training and self.num_batches_tracked is not None:
-            self.num_batches_tracked.data += 1
+            with input.device.guard():
+                self.num_batches_tracked.data += 1
             if self.momentum is None:  # a cumulative average of every batch so far
                 momentum = 1.0 / float(self.num_batches_tracked.item())
         use_batch_stats = self.training or self.running_mean is None

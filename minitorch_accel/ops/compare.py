@@ -19,7 +19,8 @@ def _compare(ufunc: str, a: Operand, b: Operand) -> Tensor:
             f"comparison: expected both tensors on one device, got {a.device} and {b.device}"
         )
     try:
-        result = getattr(a.xp, ufunc)(a.data, b.data)
+        with a.device.guard():
+            result = getattr(a.xp, ufunc)(a.data, b.data)
     except ValueError:
         raise ValueError(f"{ufunc}: shapes {a.shape} and {b.shape} do not broadcast") from None
     return Tensor._make(result, a.device, False, None)
@@ -57,4 +58,5 @@ def ge(a: Operand, b: Operand) -> Tensor:
 
 def logical_not(a: Tensor) -> Tensor:
     """``~a`` for a bool tensor."""
-    return Tensor._make(a.xp.logical_not(a.data), a.device, False, None)
+    with a.device.guard():
+        return Tensor._make(a.xp.logical_not(a.data), a.device, False, None)

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd import Function, is_grad_enabled
+from ..autograd import Function, is_grad_enabled, on_input_device
 from ..tensor import Tensor
 from .reduce import softmax
 
@@ -169,6 +169,7 @@ def _reduce(loss: Tensor, reduction: str, count: float, out_shape: tuple[int, ..
     return total * (1.0 / count if count else float("nan"))  # no row counted: nan, as PyTorch
 
 
+@on_input_device
 def cross_entropy(
     input: Tensor,
     target: Tensor,
@@ -241,6 +242,7 @@ def cross_entropy(
     return _reduce(loss, reduction, float(valid.sum()), out_shape)
 
 
+@on_input_device
 def nll_loss(
     input: Tensor, target: Tensor, reduction: str = "mean", ignore_index: int = -100
 ) -> Tensor:

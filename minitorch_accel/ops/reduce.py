@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .. import autocast_state
-from ..autograd import Function
+from ..autograd import Function, on_input_device
 from ..tensor import Tensor
 
 Dim = int | Sequence[int] | None
@@ -155,6 +155,7 @@ def argmin(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     return _arg(a, dim, keepdim, "argmin")
 
 
+@on_input_device
 def _arg(a: Tensor, dim: int | None, keepdim: bool, name: str) -> Tensor:
     xp = a.xp
     if dim is None:
@@ -169,6 +170,7 @@ def _arg(a: Tensor, dim: int | None, keepdim: bool, name: str) -> Tensor:
     return Tensor._make(xp.asarray(out, dtype=np.int64), a.device, False, None)
 
 
+@on_input_device
 def logsumexp(a: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
     """``log(sum(exp(a)))`` over ``dim``, computed without overflow."""
     a = autocast_state.to_float32(a)

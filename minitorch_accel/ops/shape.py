@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd import Function
+from ..autograd import Function, on_input_device
 from ..tensor import Tensor
 from .operands import result_dtype
 
@@ -263,6 +263,7 @@ class IndexAdd(Function):
         return GetItem.apply(grad, index=self.index)
 
 
+@on_input_device
 def getitem(a: Tensor, index: Any) -> Tensor:
     """``a[index]``: ints, slices, None, Ellipsis, bool masks and int arrays (tensors
     or arrays). The gradient of an int-array index accumulates repeated positions."""

@@ -198,9 +198,11 @@ class Adam(Optimizer):
                          group["decoupled_weight_decay"], amsgrad, group["maximize"])
                 for p, grad, state in _update_many(batch, hyper):
                     update = fast_path(p.device, "adam_update") or adam_update
-                    update(p.xp, p.data, grad, state["exp_avg"].data, state["exp_avg_sq"].data,
-                           state["max_exp_avg_sq"].data if amsgrad else None, state["step"],
-                           *hyper)
+                    with p.device.guard():
+                        update(p.xp, p.data, grad, state["exp_avg"].data,
+                               state["exp_avg_sq"].data,
+                               state["max_exp_avg_sq"].data if amsgrad else None,
+                               state["step"], *hyper)
         return loss
 
 

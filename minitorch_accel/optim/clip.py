@@ -111,8 +111,31 @@ def clip_grad_norm_(
     xp = first.xp
     partials = []
     for device, arrays in by_device.items():
-        part = _partial_norm(device.xp, arrays, norm_type)
+        with device.guard():
+            part = _partial_norm(device.xp, arrays, norm_type)
         partials.append(part if device is first else move_array(part, device, first))
+    with first.guard():
+        total = _total_norm(xp, partials, norm_type, error_if_nonfinite)
+        coef = xp.minimum(max_norm / (total + 1e-6), 1.0)
+        total = xp.asarray(total)
+    coefs: dict[tuple[Device, Any], Any] = {}
+    clipped: dict[int, Tensor] = {}
+    for p in params:
+        g = p.grad
+        assert g is not None
+        if id(g) not in clipped:  # a shared gradient is scaled once, and stays shared
+            key = (g.device, g.dtype)
+            with g.device.guard():
+                if key not in coefs:
+                    c = coef if g.device is first else move_array(coef, first, g.device)
+                    coefs[key] = c.astype(g.dtype)
+                clipped[id(g)] = Tensor._make(g.data * coefs[key], g.device, False, None)
+        p.grad = clipped[id(g)]
+    return Tensor._make(total, first, False, None)
+
+
+def _total_norm(xp: Any, partials: list[Any], norm_type: float, error_if_nonfinite: bool) -> Any:
+    """The norm of order ``norm_type`` from the per-device ``partials`` (0-d arrays)."""
     dtype = np.result_type(np.float32, *(p.dtype for p in partials))
     stacked = xp.stack([xp.asarray(p, dtype=dtype) for p in partials])
     if norm_type == math.inf:
@@ -125,20 +148,7 @@ def clip_grad_norm_(
             "non-finite, so it cannot be clipped. To disable this error and scale the "
             "gradients by the non-finite norm anyway, set `error_if_nonfinite=False`"
         )
-    coef = xp.minimum(max_norm / (total + 1e-6), 1.0)
-    coefs: dict[tuple[Device, Any], Any] = {}
-    clipped: dict[int, Tensor] = {}
-    for p in params:
-        g = p.grad
-        assert g is not None
-        if id(g) not in clipped:  # a shared gradient is scaled once, and stays shared
-            key = (g.device, g.dtype)
-            if key not in coefs:
-                c = coef if g.device is first else move_array(coef, first, g.device)
-                coefs[key] = c.astype(g.dtype)
-            clipped[id(g)] = Tensor._make(g.data * coefs[key], g.device, False, None)
-        p.grad = clipped[id(g)]
-    return Tensor._make(xp.asarray(total), first, False, None)
+    return total
 
 
 def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float) -> None:

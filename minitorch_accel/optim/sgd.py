@@ -189,7 +189,9 @@ class SGD(Optimizer):
                          group["weight_decay"], group["maximize"])
                 for p, grad, buf, first in _update_many(batch, hyper):
                     update = fast_path(p.device, "sgd_update") or sgd_update
-                    update(p.xp, p.data, grad, None if buf is None else buf.data, *hyper, first)
+                    with p.device.guard():
+                        update(p.xp, p.data, grad, None if buf is None else buf.data, *hyper,
+                               first)
         return loss
 
 

@@ -80,10 +80,10 @@ class HostLink:
         with device.backend.device_context(device):
             if buffer is None or buffer.shape != host_flat.shape or buffer.dtype != host_flat.dtype:
                 buffer = self._on_device = device.xp.empty(host_flat.shape, host_flat.dtype)
-            if device.type == "cuda":
-                buffer.set(host_flat)  # asynchronous on the current stream: host_flat is pinned
-            else:
+            if device.type == "cpu":
                 np.copyto(buffer, host_flat)
+            else:  # asynchronous on the current stream (CuPy): host_flat is pinned
+                buffer.set(host_flat)
         if not device.is_host:
             transfer_stats.record(HOST, device, int(host_flat.nbytes))
         return buffer
@@ -94,11 +94,11 @@ class HostLink:
         if buffer is None or buffer.shape != flat.shape or buffer.dtype != flat.dtype:
             make = pinned_empty if device.type == "cuda" else np.empty
             buffer = self._on_host = make(int(flat.size), flat.dtype)
-        if device.type == "cuda":
+        if device.type == "cpu":
+            np.copyto(buffer, flat)
+        else:
             with device.backend.device_context(device):
                 flat.get(out=buffer)
-        else:
-            np.copyto(buffer, flat)
         if not device.is_host:
             transfer_stats.record(device, HOST, int(flat.nbytes))
         return buffer
