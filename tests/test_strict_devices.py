@@ -178,3 +178,26 @@ def test_towers_on_three_devices_match_one_model(reduce: str) -> None:
     trainer.sync_to_host()  # "device": the parameters live on the towers until then
     for p, q in zip(model.parameters(), reference.parameters(), strict=True):
         np.testing.assert_allclose(host(p), host(q), rtol=1e-5, atol=1e-6)
+
+
+def test_fit_evaluate_and_resume_on_the_second_device(tmp_path: Any) -> None:
+    from minitorch_accel.train import evaluate, fit
+
+    rng = np.random.default_rng(4)
+    data = TensorDataset(rng.standard_normal((24, 1, 8, 8)).astype(np.float32),
+                         rng.integers(0, 3, 24))
+    results = []
+    for device in ("cpu", DEV):
+        mta.manual_seed(5)
+        model = nn.Sequential(nn.Conv2d(1, 2, 3), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                              nn.Linear(18, 3))
+        opt = optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        loader = DataLoader(data, batch_size=8, shuffle=True, seed=1)
+        history = fit(model, loader, opt, nn.CrossEntropyLoss(), epochs=1, device=device,
+                      val_loader=loader, progress=False, checkpoint=tmp_path / f"{device}.ckpt")
+        history = fit(model, loader, opt, nn.CrossEntropyLoss(), epochs=2, device=device,
+                      progress=False, resume=tmp_path / f"{device}.ckpt")
+        scores = evaluate(model, loader, nn.CrossEntropyLoss(), device=device)
+        last = history.last()
+        results.append((last["train_loss"], last["val_loss"], scores["loss"], scores["accuracy"]))
+    np.testing.assert_allclose(results[1], results[0], rtol=1e-5)
