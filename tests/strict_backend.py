@@ -9,13 +9,14 @@ backend's :meth:`~StrictBackend.device_context`, or the arrays refuse it.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 from strict_devices import StrictDevice, on_device
 from strict_xp import STRICT, _call
 
-from minitorch_accel.backends import Backend, Device
+from minitorch_accel.backends import Backend, Device, registry
 
 
 class StrictGenerator:
@@ -67,3 +68,13 @@ class StrictBackend(Backend):
     def manual_seed(self, seed: int) -> None:
         self._seed = int(seed)
         self._generators.clear()
+
+
+@contextlib.contextmanager
+def registered() -> Iterator[None]:
+    """The ``strict`` backend registered inside the block (a module fixture's body)."""
+    registry.register("strict", StrictBackend)
+    try:
+        yield
+    finally:
+        registry.unregister("strict")

@@ -15,12 +15,11 @@ from typing import Any
 
 import numpy as np
 import pytest
-from strict_backend import StrictBackend
+from strict_backend import registered
 from strict_xp import STRICT, StrictArray
 
 import minitorch_accel as mta
 from minitorch_accel import optim
-from minitorch_accel.backends import registry
 from minitorch_accel.tensor import Tensor
 
 STRICT_DEVICE = "strict"
@@ -40,9 +39,8 @@ def strict_device(request: pytest.FixtureRequest) -> Iterator[None]:
 @pytest.fixture(scope="module", autouse=True)
 def strict_backend() -> Iterator[None]:
     """Register the ``strict`` backend for this module, and remove it afterwards."""
-    registry.register("strict", StrictBackend)
-    yield
-    registry.unregister("strict")
+    with registered():
+        yield
 
 
 def has_module(name: str) -> bool:

@@ -17,14 +17,13 @@ from typing import Any
 
 import numpy as np
 import pytest
-from strict_backend import StrictBackend
+from strict_backend import registered
 from strict_devices import StrictDevice, current_device
 from strict_xp import STRICT, StrictArray
 
 import minitorch_accel as mta
 from minitorch_accel import nn, optim
 from minitorch_accel.amp import GradScaler, autocast
-from minitorch_accel.backends import registry
 from minitorch_accel.data import DataLoader, TensorDataset
 from minitorch_accel.models import LeNet
 from minitorch_accel.nn import functional as F
@@ -36,9 +35,9 @@ DEV = "strict:2"
 
 @pytest.fixture(scope="module", autouse=True)
 def strict_backend() -> Iterator[None]:
-    registry.register("strict", StrictBackend)
-    yield
-    registry.unregister("strict")
+    """Register the ``strict`` backend for this module, and remove it afterwards."""
+    with registered():
+        yield
 
 
 def host(t: mta.Tensor) -> np.ndarray:
