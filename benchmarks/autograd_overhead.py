@@ -11,6 +11,11 @@ The same chain runs three ways in one process, so the numbers are comparable:
 - ``minitorch_accel``: this framework, with autograd;
 - ``torch``: PyTorch eager with autograd on one thread (only if PyTorch is installed).
 
+With ``--device cuda`` the chain runs on the GPU, where every op is a kernel launch:
+the raw reference is then CuPy (each op a CuPy kernel, the backward by hand) and
+PyTorch runs on CUDA. The time per op is then the host's cost of one launch through
+each framework, which bounds any model whose kernels are short (the LeNet step).
+
 Run it with ``python benchmarks/autograd_overhead.py`` (``--help`` lists the options;
 ``--profile`` prints where minitorch_accel spends its time, from :mod:`cProfile`).
 """
@@ -43,21 +48,22 @@ def make_inputs(size: int, seed: int = 0) -> Inputs:
     return x, a, b
 
 
-def chain_numpy(inputs: Inputs, n_ops: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Forward and hand-written backward of the chain in NumPy; returns the grads."""
+def chain_numpy(inputs: Inputs, n_ops: int, xp: Any = np) -> tuple[Any, Any, Any]:
+    """Forward and hand-written backward of the chain in NumPy (or CuPy: ``xp``, with
+    ``inputs`` already on the GPU); returns the grads."""
     x, a, b = inputs
-    saved: list[np.ndarray] = []
+    saved: list[Any] = []
     h = x
     for i in range(n_ops):
         if i % 2 == 0:
-            h = np.tanh(h)
+            h = xp.tanh(h)
             saved.append(h)  # tanh' = 1 - tanh^2 needs the output
         else:
             saved.append(h)  # d(h * a + b)/da needs the input
             h = h * a + b
-    g = np.ones_like(h)
-    grad_a = np.zeros_like(a)
-    grad_b = np.zeros_like(b)
+    g = xp.ones_like(h)
+    grad_a = xp.zeros_like(a)
+    grad_b = xp.zeros_like(b)
     for i in reversed(range(n_ops)):
         if i % 2 == 0:
             y = saved[i]
@@ -69,11 +75,11 @@ def chain_numpy(inputs: Inputs, n_ops: int) -> tuple[np.ndarray, np.ndarray, np.
     return g, grad_a, grad_b
 
 
-def chain_ours(inputs: Inputs, n_ops: int) -> tuple[Any, Any, Any]:
+def chain_ours(inputs: Inputs, n_ops: int, device: str = "cpu") -> tuple[Any, Any, Any]:
     """The chain in minitorch_accel: forward, then ``backward()``; returns the grads."""
-    x = mta.tensor(inputs[0], requires_grad=True)
-    a = mta.tensor(inputs[1], requires_grad=True)
-    b = mta.tensor(inputs[2], requires_grad=True)
+    x = mta.tensor(inputs[0], requires_grad=True, device=device)
+    a = mta.tensor(inputs[1], requires_grad=True, device=device)
+    b = mta.tensor(inputs[2], requires_grad=True, device=device)
     h = x
     for i in range(n_ops):
         h = h.tanh() if i % 2 == 0 else h * a + b
@@ -81,13 +87,13 @@ def chain_ours(inputs: Inputs, n_ops: int) -> tuple[Any, Any, Any]:
     return x.grad, a.grad, b.grad
 
 
-def chain_torch(inputs: Inputs, n_ops: int) -> tuple[Any, Any, Any]:
+def chain_torch(inputs: Inputs, n_ops: int, device: str = "cpu") -> tuple[Any, Any, Any]:
     """The chain in PyTorch eager with autograd; returns the grads."""
     torch: Any = importlib.import_module("torch")
 
-    x = torch.tensor(inputs[0], requires_grad=True)
-    a = torch.tensor(inputs[1], requires_grad=True)
-    b = torch.tensor(inputs[2], requires_grad=True)
+    x = torch.tensor(inputs[0], requires_grad=True, device=device)
+    a = torch.tensor(inputs[1], requires_grad=True, device=device)
+    b = torch.tensor(inputs[2], requires_grad=True, device=device)
     h = x
     for i in range(n_ops):
         h = h.tanh() if i % 2 == 0 else h * a + b
@@ -107,26 +113,58 @@ def median_seconds(fn: Callable[[], object], repeat: int, warmup: int) -> float:
     return statistics.median(times)
 
 
-def check_agreement(inputs: Inputs, n_ops: int, with_torch: bool) -> None:
+def check_agreement(inputs: Inputs, n_ops: int, with_torch: bool, device: str) -> None:
     """Fail loudly if the implementations disagree (a fast wrong answer is no answer)."""
     reference = chain_numpy(inputs, n_ops)
-    candidates = [("minitorch_accel", chain_ours(inputs, n_ops))]
+    grads = chain_ours(inputs, n_ops, device)
+    candidates = [("minitorch_accel", tuple(g.cpu().numpy() for g in grads))]
     if with_torch:
-        grads = chain_torch(inputs, n_ops)
-        candidates.append(("torch", tuple(g.numpy() for g in grads)))
-    for name, grads in candidates:
-        for ref, got in zip(reference, grads, strict=True):
-            np.testing.assert_allclose(np.asarray(got), ref, rtol=1e-4, atol=1e-5, err_msg=name)
+        grads = chain_torch(inputs, n_ops, device)
+        candidates.append(("torch", tuple(g.cpu().numpy() for g in grads)))
+    for name, found in candidates:
+        for ref, got in zip(reference, found, strict=True):
+            np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-5, err_msg=name)
 
 
-def torch_available() -> bool:
-    """True when PyTorch can be imported (it is an optional reference here)."""
+def torch_available(device: str) -> bool:
+    """True when PyTorch can be imported and reach ``device`` (an optional reference)."""
     try:
         import torch
     except ImportError:
         return False
     torch.set_num_threads(1)
-    return True
+    return not device.startswith("cuda") or bool(torch.cuda.is_available())
+
+
+def runners_for(inputs: Inputs, n_ops: int, device: str, with_torch: bool
+                ) -> dict[str, Callable[[], object]]:
+    """The chain per framework, each run ending when the device has finished it."""
+    if not device.startswith("cuda"):
+        found: dict[str, Callable[[], object]] = {
+            "numpy": lambda: chain_numpy(inputs, n_ops),
+            "minitorch_accel": lambda: chain_ours(inputs, n_ops),
+        }
+        if with_torch:
+            found["torch"] = lambda: chain_torch(inputs, n_ops)
+        return found
+    cupy: Any = importlib.import_module("cupy")
+    on_gpu = tuple(cupy.asarray(v) for v in inputs)
+    dev = mta.Device(device)
+
+    def finished(run: Callable[[], object], sync: Callable[[], object]) -> Callable[[], object]:
+        return lambda: (run(), sync())
+
+    found = {
+        "cupy": finished(lambda: chain_numpy(on_gpu, n_ops, cupy),
+                         cupy.cuda.Device().synchronize),
+        "minitorch_accel": finished(lambda: chain_ours(inputs, n_ops, device),
+                                    lambda: dev.backend.synchronize(dev)),
+    }
+    if with_torch:
+        torch: Any = importlib.import_module("torch")
+        found["torch"] = finished(lambda: chain_torch(inputs, n_ops, "cuda"),
+                                  torch.cuda.synchronize)
+    return found
 
 
 def profile_ours(inputs: Inputs, n_ops: int, runs: int = 10, top: int = 20) -> str:
@@ -150,32 +188,27 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     parser.add_argument("--warmup", type=int, default=3, help="untimed runs first")
     parser.add_argument("--no-torch", action="store_true", help="skip PyTorch")
     parser.add_argument("--profile", action="store_true", help="print a cProfile table")
+    parser.add_argument("--device", default="cpu", help="cpu (default) or cuda")
     args = parser.parse_args(argv)
 
     inputs = make_inputs(args.size)
-    with_torch = not args.no_torch and torch_available()
-    check_agreement(inputs, args.ops, with_torch)
-
-    runners: dict[str, Callable[[], object]] = {
-        "numpy": lambda: chain_numpy(inputs, args.ops),
-        "minitorch_accel": lambda: chain_ours(inputs, args.ops),
-    }
-    if with_torch:
-        runners["torch"] = lambda: chain_torch(inputs, args.ops)
+    with_torch = not args.no_torch and torch_available(args.device)
+    check_agreement(inputs, args.ops, with_torch, args.device)
+    runners = runners_for(inputs, args.ops, args.device, with_torch)
     times = {name: median_seconds(fn, args.repeat, args.warmup) for name, fn in runners.items()}
 
+    raw = "cupy" if "cupy" in times else "numpy"
     print(
-        f"chain of {args.ops} ops on {args.size}-element float32 tensors, forward + "
-        f"backward, median of {args.repeat} runs"
+        f"chain of {args.ops} ops on {args.size}-element float32 tensors on {args.device}, "
+        f"forward + backward, median of {args.repeat} runs"
     )
     for name, seconds in times.items():
         print(f"  {name:<16} {seconds * 1e3:9.2f} ms  {seconds / args.ops * 1e6:7.2f} us/op")
-    print(f"  ours / numpy     {times['minitorch_accel'] / times['numpy']:9.2f}")
+    print(f"  ours / {raw:<9} {times['minitorch_accel'] / times[raw]:9.2f}")
     if with_torch:
-        print(f"  torch / numpy    {times['torch'] / times['numpy']:9.2f}")
-        print(
-            f"  ours / torch     {times['minitorch_accel'] / times['torch']:9.2f}  (target <= 1.5)"
-        )
+        print(f"  torch / {raw:<8} {times['torch'] / times[raw]:9.2f}")
+        target = "" if raw == "cupy" else "  (target <= 1.5)"
+        print(f"  ours / torch     {times['minitorch_accel'] / times['torch']:9.2f}{target}")
     else:
         print("  (no torch column: PyTorch is not installed, or --no-torch was given)")
     if args.profile:

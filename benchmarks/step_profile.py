@@ -15,7 +15,10 @@ for minitorch_accel and for PyTorch (if installed) on the same device. Options:
 (``torch.profiler`` with CUPTI records the kernels CuPy launches too); ``--api`` the
 CUDA runtime and driver calls of our step, and how much of the step they take
 (``--trace FILE`` writes the timeline for chrome://tracing); ``--python`` adds
-minitorch_accel's 25 most expensive Python functions (:mod:`cProfile`).
+minitorch_accel's 25 most expensive Python functions (:mod:`cProfile`); ``--launches``
+the host time of one call of each building block (a CuPy ``RawKernel``,
+``ElementwiseKernel`` and reduction, a cuBLAS GEMM, a tensor op of ours) beside
+PyTorch's nearest call.
 
 Run: ``python benchmarks/step_profile.py`` (CPU) or ``python benchmarks/step_profile.py
 --device cuda --kernels --python`` (GPU).
@@ -155,6 +158,57 @@ def python_profile(phases: Phases, sync: Callable[[], None], steps: int, top: in
     return out.getvalue()
 
 
+def per_call_us(fn: Callable[[], object], sync: Callable[[], None], calls: int = 2000) -> float:
+    """Host microseconds per call of ``fn``: the median of 5 rounds of ``calls`` calls,
+    synchronizing every 200 calls so the GPU's queue never fills."""
+    for _ in range(50):
+        fn()
+    sync()
+    rounds = []
+    for _ in range(5):
+        start = time.perf_counter()
+        for i in range(calls):
+            fn()
+            if i % 200 == 199:
+                sync()
+        rounds.append((time.perf_counter() - start) / calls * 1e6)
+        sync()
+    return statistics.median(rounds)
+
+
+def launch_costs() -> list[tuple[str, float, str, float]]:
+    """(ours, us, PyTorch's nearest, us) per building block, on a (256, 128) float32
+    array and a (256, 1600) @ (1600, 128) GEMM."""
+    import cupy as cp
+    import torch
+
+    import minitorch_accel as mta
+
+    fast = mta.Device("cuda").backend._fast  # type: ignore[attr-defined]
+    a, b, m = cp.ones((256, 1600), cp.float32), cp.ones((1600, 128), cp.float32), cp.ones(
+        (256, 128), cp.float32)
+    ta, tb, tm = (torch.ones(*x.shape, device="cuda") for x in (a, b, m))
+    x = mta.ones(256, 128, device="cuda")
+    add_one = cp.RawKernel(
+        'extern "C" __global__ void add_one(float* x, int n) {'
+        " int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] += 1.f; }", "add_one")
+    size = cp.int32(m.size)
+    sync = cp.cuda.Device().synchronize
+    rows = [
+        ("cupy.ndarray (allocate)", lambda: cp.ndarray((256, 128), cp.float32),
+         "torch.empty", lambda: torch.empty(256, 128, device="cuda")),
+        ("RawKernel launch", lambda: add_one((64,), (512,), (m, size)),
+         "torch add_ (in place)", lambda: tm.add_(1.0)),
+        ("ElementwiseKernel (m + m)", lambda: m + m, "torch m + m", lambda: tm + tm),
+        ("reduction (m.sum(0))", lambda: m.sum(axis=0), "torch m.sum(0)", lambda: tm.sum(0)),
+        ("cuBLAS sgemm (ours)", lambda: fast.gemm(a, b), "torch.mm", lambda: torch.mm(ta, tb)),
+        ("tensor op x + x (ours)", lambda: x + x, "torch m + m", lambda: tm + tm),
+        ("tensor op x.relu() (ours)", lambda: x.relu(), "torch.relu", lambda: torch.relu(tm)),
+    ]
+    return [(name, per_call_us(fn, sync), tname, per_call_us(tfn, torch.cuda.synchronize))
+            for name, fn, tname, tfn in rows]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--device", default="cpu")
@@ -165,6 +219,8 @@ def main() -> None:
     parser.add_argument("--api", action="store_true",
                         help="CUDA runtime/driver calls of our step (needs torch)")
     parser.add_argument("--trace", default=None, help="with --api: write a Chrome trace")
+    parser.add_argument("--launches", action="store_true",
+                        help="host time per call of CuPy, cuBLAS and our ops (GPU, torch)")
     args = parser.parse_args()
     runs = {"ours": ours(args.batch, args.device), "torch": theirs(args.batch, args.device)}
     found = {name: time_phases(*run, args.steps) for name, run in runs.items() if run}
@@ -195,6 +251,10 @@ def main() -> None:
             print(f"  {name:<40} {calls:>7.1f} calls {ms:>8.3f} ms")
     if args.python:
         print("\n" + python_profile(*runs["ours"], steps=args.steps))  # type: ignore[misc]
+    if args.launches and args.device.startswith("cuda") and runs["torch"] is not None:
+        print(f"\n{'host us per call':<28} {'us':>7}   {'PyTorch':<22} {'us':>7} {'ratio':>6}")
+        for name, us, tname, tus in launch_costs():
+            print(f"{name:<28} {us:>7.1f}   {tname:<22} {tus:>7.1f} {us / tus:>6.2f}")
 
 
 if __name__ == "__main__":

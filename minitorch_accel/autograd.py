@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from .tensor import Tensor
 
 F = TypeVar("F", bound=Callable[..., Any])
+R = TypeVar("R")
 
 
 class _GradMode(threading.local):
@@ -269,11 +270,25 @@ def run_backward(
         if t._node is None:
             if wanted is None:
                 fresh = fresh and id(g.data) not in stolen
-                with g.device.guard():
-                    if _accumulate_into_leaf(t, g, fresh):
-                        stolen.add(id(g.data))
+                if _on_device(g.device, _accumulate_into_leaf, t, g, fresh):
+                    stolen.add(id(g.data))
         else:
             _add(grads, id(t._node), g)
+
+    def run_node(fn: Function, grad_out: Tensor) -> None:
+        """``fn``'s backward, its gradients sent on to its inputs."""
+        results = fn.backward(grad_out)
+        if not isinstance(results, tuple):
+            results = (results,)
+        fresh = fn.fresh_grads and not create_graph
+        for t, g in zip(fn.inputs, results, strict=False):
+            if g is None or t is None or not t.requires_grad:
+                continue
+            if g.data.shape != t.data.shape:
+                g = sum_to_shape(g, t.shape)
+            if g.data.dtype is not t.data.dtype and g.data.dtype != t.data.dtype:
+                g = g.to(dtype=t.dtype)
+            send(t, g, fresh)
 
     for root, grad in zip(roots, grad_roots, strict=False):
         send(root, grad)
@@ -283,25 +298,24 @@ def run_backward(
             grad_out = grads.pop(id(fn), None)
             if grad_out is None:
                 continue
-            with fn.device.guard():  # on the GPU of the node's tensors, not the current one
-                results = fn.backward(grad_out)
-                if not isinstance(results, tuple):
-                    results = (results,)
-                fresh = fn.fresh_grads and not create_graph
-                for t, g in zip(fn.inputs, results, strict=False):
-                    if g is None or t is None or not t.requires_grad:
-                        continue
-                    if g.data.shape != t.data.shape:
-                        g = sum_to_shape(g, t.shape)
-                    if g.data.dtype is not t.data.dtype and g.data.dtype != t.data.dtype:
-                        g = g.to(dtype=t.dtype)
-                    send(t, g, fresh)
+            _on_device(fn.device, run_node, fn, grad_out)  # on the GPU of fn's tensors
             if not retain_graph:
                 fn.__dict__.clear()  # frees the saved arrays now, not at garbage collection
                 fn.inputs = ()
     if capture is None:
         return None
     return [captured.get(id(t)) for t in capture]
+
+
+def _on_device(device: Device, work: Callable[..., R], *args: Any) -> R:
+    """``work(*args)`` inside ``device``'s context where the backend needs one (several
+    GPUs; see :meth:`~minitorch_accel.backends.Device.guard`), else called directly:
+    the backward pass calls this per node, so the common case pays no ``with``."""
+    backend = device.backend
+    if not backend.needs_device_context:
+        return work(*args)
+    with backend.device_context(device):
+        return work(*args)
 
 
 def _add(totals: dict[int, Tensor], key: int, grad: Tensor) -> None:

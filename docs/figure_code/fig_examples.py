@@ -49,6 +49,7 @@ def make_cpu_vs_gpu(out_dir: Path) -> list[Path] | None:
 
 # benchmark script -> extra runs (argument lists) made only where a GPU is usable
 GPU_RUNS: dict[str, list[list[str]]] = {
+    "autograd_overhead": [["--device", "cuda"]],
     "lenet_step": [["--device", "cuda"]],
     "dataloader": [["--device", "cuda"]],
     "step_profile": [["--device", "cuda", "--kernels"]],
