@@ -27,7 +27,7 @@ from minitorch_accel.amp import GradScaler, autocast
 from minitorch_accel.data import DataLoader, TensorDataset
 from minitorch_accel.models import LeNet
 from minitorch_accel.nn import functional as F
-from minitorch_accel.optim import clip_grad_norm_
+from minitorch_accel.optim import clip_grad_norm_, clip_grad_value_
 from minitorch_accel.parallel import TowerTrainer
 
 DEV = "strict:2"
@@ -82,6 +82,7 @@ def train_lenet(device: str, make_opt: Callable[[Any], optim.Optimizer],
             loss = F.cross_entropy(model(x[half]), y[half], ignore_index=-100)
             loss.backward()
         clip_grad_norm_(model.parameters(), max_norm=1.0)
+        clip_grad_value_(model.parameters(), 0.5)
         opt.step()
         losses.append(loss.item())
     return losses, [host(p) for p in model.parameters()]
@@ -145,6 +146,7 @@ def test_tensor_work_outside_ops_runs_on_the_tensors_device() -> None:
     x.add_(mta.ones(2, 3, device=DEV), alpha=2.0).mul_(0.5).clamp(0, 4)
     assert (x > 1).any() and not (x > 100).all()
     assert x.argmax().item() == 1 and x.logsumexp(1).shape == (2,)
+    assert device_of(mta.where(x > 2, 1.0, 0.0)) == 2
     moved = x.to("strict:1")
     assert device_of(moved) == 1 and device_of(moved + 1) == 1
     np.testing.assert_array_equal(host(moved), host(x))

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd import Function, is_grad_enabled
+from ..autograd import Function, is_grad_enabled, on_input_device
 from ..tensor import Tensor
 from .compare import _compare as _compare
 from .compare import eq as eq
@@ -365,6 +365,7 @@ def clamp(a: Tensor, min: float | None = None, max: float | None = None) -> Tens
     return Clamp.apply(a, low=min, high=max)
 
 
+@on_input_device
 def where(condition: Tensor, a: Operand, b: Operand) -> Tensor:
     """``a`` where ``condition`` is true, else ``b``, broadcasting all three."""
     if condition.dtype != np.bool_:

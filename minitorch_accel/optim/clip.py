@@ -180,6 +180,7 @@ def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float) -
         g = p.grad
         assert g is not None
         if id(g) not in clipped:
-            data = g.xp.clip(g.data, -clip_value, clip_value)
+            with g.device.guard():
+                data = g.xp.clip(g.data, -clip_value, clip_value)
             clipped[id(g)] = Tensor._make(data, g.device, False, None)
         p.grad = clipped[id(g)]
