@@ -84,8 +84,7 @@ class _BatchNorm(Module):
             )
         momentum = self.momentum if self.momentum is not None else 0.0
         if self.training and self.num_batches_tracked is not None:
-            with input.device.guard():
-                self.num_batches_tracked.data += 1
+            self.num_batches_tracked.add_(1)  # in place, on the buffer's own device
             if self.momentum is None:  # a cumulative average of every batch so far
                 momentum = 1.0 / float(self.num_batches_tracked.item())
         use_batch_stats = self.training or self.running_mean is None
