@@ -8,6 +8,7 @@ check: lint typecheck test docs
 
 lint:
 	ruff check minitorch_accel tests benchmarks examples docs
+	ruff format --check minitorch_accel tests benchmarks examples docs
 
 typecheck:
 	mypy --strict minitorch_accel

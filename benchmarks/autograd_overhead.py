@@ -136,8 +136,9 @@ def torch_available(device: str) -> bool:
     return not device.startswith("cuda") or bool(torch.cuda.is_available())
 
 
-def runners_for(inputs: Inputs, n_ops: int, device: str, with_torch: bool
-                ) -> dict[str, Callable[[], object]]:
+def runners_for(
+    inputs: Inputs, n_ops: int, device: str, with_torch: bool
+) -> dict[str, Callable[[], object]]:
     """The chain per framework, each run ending when the device has finished it."""
     if not device.startswith("cuda"):
         found: dict[str, Callable[[], object]] = {
@@ -155,15 +156,16 @@ def runners_for(inputs: Inputs, n_ops: int, device: str, with_torch: bool
         return lambda: (run(), sync())
 
     found = {
-        "cupy": finished(lambda: chain_numpy(on_gpu, n_ops, cupy),
-                         cupy.cuda.Device().synchronize),
-        "minitorch_accel": finished(lambda: chain_ours(inputs, n_ops, device),
-                                    lambda: dev.backend.synchronize(dev)),
+        "cupy": finished(lambda: chain_numpy(on_gpu, n_ops, cupy), cupy.cuda.Device().synchronize),
+        "minitorch_accel": finished(
+            lambda: chain_ours(inputs, n_ops, device), lambda: dev.backend.synchronize(dev)
+        ),
     }
     if with_torch:
         torch: Any = importlib.import_module("torch")
-        found["torch"] = finished(lambda: chain_torch(inputs, n_ops, "cuda"),
-                                  torch.cuda.synchronize)
+        found["torch"] = finished(
+            lambda: chain_torch(inputs, n_ops, "cuda"), torch.cuda.synchronize
+        )
     return found
 
 

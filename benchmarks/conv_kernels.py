@@ -204,14 +204,18 @@ def main() -> None:
     parser.add_argument("--stages", action="store_true")
     parser.add_argument("--memory", action="store_true")
     args = parser.parse_args()
-    print(f"numpy {np.__version__}, threads: torch 2, OpenBLAS default; "
-          f"median of {args.repeats}, {args.pause} s pause before each step")
+    print(
+        f"numpy {np.__version__}, threads: torch 2, OpenBLAS default; "
+        f"median of {args.repeats}, {args.pause} s pause before each step"
+    )
     print(f"{'batch':>5} {'ours ms':>9} {'torch ms':>9} {'ratio':>6}   (min: ours, torch, ratio)")
     for batch in args.batches:
         ours, ref = compare(batch, args.repeats, args.pause)
         med, best = (statistics.median(ours), statistics.median(ref)), (min(ours), min(ref))
-        print(f"{batch:>5} {med[0]:>9.2f} {med[1]:>9.2f} {med[0] / med[1]:>6.2f}   "
-              f"({best[0]:.2f}, {best[1]:.2f}, {best[0] / best[1]:.2f})")
+        print(
+            f"{batch:>5} {med[0]:>9.2f} {med[1]:>9.2f} {med[0] / med[1]:>6.2f}   "
+            f"({best[0]:.2f}, {best[1]:.2f}, {best[0] / best[1]:.2f})"
+        )
     if args.stages:
         for batch in args.batches:
             found = stages(batch, args.repeats)

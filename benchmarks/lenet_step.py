@@ -125,8 +125,10 @@ def median_ms(
 
 
 def interleaved_ms(
-    timed: dict[str, tuple[Callable[[], float], Callable[[], None]]], steps: int,
-    warmup: int, rounds: int = 5,
+    timed: dict[str, tuple[Callable[[], float], Callable[[], None]]],
+    steps: int,
+    warmup: int,
+    rounds: int = 5,
 ) -> dict[str, float]:
     """Median ms/step of each ``name: (step, sync)``, measured in ``rounds`` alternating
     rounds (the order flips every round) so that a slow patch of a shared machine falls

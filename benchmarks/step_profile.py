@@ -52,8 +52,12 @@ def phases_of(parts: tuple[Any, Any, Any, Any, Any]) -> Phases:
     def forward() -> None:
         held["loss"] = loss_fn(model(x), y)
 
-    return {"zero_grad": opt.zero_grad, "forward": forward,
-            "backward": lambda: held["loss"].backward(), "optimizer": opt.step}
+    return {
+        "zero_grad": opt.zero_grad,
+        "forward": forward,
+        "backward": lambda: held["loss"].backward(),
+        "optimizer": opt.step,
+    }
 
 
 def ours(batch: int, device: str) -> tuple[Phases, Callable[[], None]]:
@@ -81,8 +85,9 @@ def theirs(batch: int, device: str) -> tuple[Phases, Callable[[], None]] | None:
 
 def time_phases(phases: Phases, sync: Callable[[], None], steps: int) -> dict[str, float]:
     """Median ms of each phase, synced and host-only, and of the whole step."""
-    times: dict[str, list[float]] = {f"{p} {kind}": [] for p in PHASES
-                                     for kind in ("synced", "host")}
+    times: dict[str, list[float]] = {
+        f"{p} {kind}": [] for p in PHASES for kind in ("synced", "host")
+    }
     times["total synced"], times["total host"] = [], []
     for _ in range(5):  # warm-up: kernels compiled, caches filled
         for phase in PHASES:
@@ -119,8 +124,9 @@ def gpu_busy(phases: Phases, sync: Callable[[], None], steps: int) -> tuple[floa
     return busy, sum(e.count for e in events) / steps
 
 
-def api_calls(phases: Phases, sync: Callable[[], None], steps: int,
-              trace: str | None = None) -> tuple[float, list[tuple[str, float, float]]]:
+def api_calls(
+    phases: Phases, sync: Callable[[], None], steps: int, trace: str | None = None
+) -> tuple[float, list[tuple[str, float, float]]]:
     """Wall ms per step, and the CUDA runtime/driver calls the step makes: ``(name, calls
     per step, host ms per step)``, from torch.profiler's CUPTI records (they include
     the calls CuPy makes). Wall time minus the time inside these calls is the time
@@ -139,8 +145,11 @@ def api_calls(phases: Phases, sync: Callable[[], None], steps: int,
         wall = (time.perf_counter() - start) / steps * 1e3
     if trace:
         prof.export_chrome_trace(trace)
-    rows = [(e.key, e.count / steps, e.self_cpu_time_total / steps / 1e3)
-            for e in prof.key_averages() if e.key.startswith(("cu", "nccl"))]
+    rows = [
+        (e.key, e.count / steps, e.self_cpu_time_total / steps / 1e3)
+        for e in prof.key_averages()
+        if e.key.startswith(("cu", "nccl"))
+    ]
     return wall, sorted(rows, key=lambda row: -row[2])
 
 
@@ -185,28 +194,43 @@ def launch_costs() -> list[tuple[str, float, str, float]]:
     import minitorch_accel as mta
 
     fast = mta.Device("cuda").backend._fast  # type: ignore[attr-defined]
-    a, b, m = cp.ones((256, 1600), cp.float32), cp.ones((1600, 128), cp.float32), cp.ones(
-        (256, 128), cp.float32)
+    a, b, m = (
+        cp.ones((256, 1600), cp.float32),
+        cp.ones((1600, 128), cp.float32),
+        cp.ones((256, 128), cp.float32),
+    )
     ta, tb, tm = (torch.ones(*x.shape, device="cuda") for x in (a, b, m))
     x = mta.ones(256, 128, device="cuda")
     add_one = cp.RawKernel(
         'extern "C" __global__ void add_one(float* x, int n) {'
-        " int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] += 1.f; }", "add_one")
+        " int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] += 1.f; }",
+        "add_one",
+    )
     size = cp.int32(m.size)
     sync = cp.cuda.Device().synchronize
     rows = [
-        ("cupy.ndarray (allocate)", lambda: cp.ndarray((256, 128), cp.float32),
-         "torch.empty", lambda: torch.empty(256, 128, device="cuda")),
-        ("RawKernel launch", lambda: add_one((64,), (512,), (m, size)),
-         "torch add_ (in place)", lambda: tm.add_(1.0)),
+        (
+            "cupy.ndarray (allocate)",
+            lambda: cp.ndarray((256, 128), cp.float32),
+            "torch.empty",
+            lambda: torch.empty(256, 128, device="cuda"),
+        ),
+        (
+            "RawKernel launch",
+            lambda: add_one((64,), (512,), (m, size)),
+            "torch add_ (in place)",
+            lambda: tm.add_(1.0),
+        ),
         ("ElementwiseKernel (m + m)", lambda: m + m, "torch m + m", lambda: tm + tm),
         ("reduction (m.sum(0))", lambda: m.sum(axis=0), "torch m.sum(0)", lambda: tm.sum(0)),
         ("cuBLAS sgemm (ours)", lambda: fast.gemm(a, b), "torch.mm", lambda: torch.mm(ta, tb)),
         ("tensor op x + x (ours)", lambda: x + x, "torch m + m", lambda: tm + tm),
         ("tensor op x.relu() (ours)", lambda: x.relu(), "torch.relu", lambda: torch.relu(tm)),
     ]
-    return [(name, per_call_us(fn, sync), tname, per_call_us(tfn, torch.cuda.synchronize))
-            for name, fn, tname, tfn in rows]
+    return [
+        (name, per_call_us(fn, sync), tname, per_call_us(tfn, torch.cuda.synchronize))
+        for name, fn, tname, tfn in rows
+    ]
 
 
 def main() -> None:
@@ -216,26 +240,35 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--kernels", action="store_true", help="GPU busy time (needs torch)")
     parser.add_argument("--python", action="store_true", help="cProfile of minitorch_accel")
-    parser.add_argument("--api", action="store_true",
-                        help="CUDA runtime/driver calls of our step (needs torch)")
+    parser.add_argument(
+        "--api", action="store_true", help="CUDA runtime/driver calls of our step (needs torch)"
+    )
     parser.add_argument("--trace", default=None, help="with --api: write a Chrome trace")
-    parser.add_argument("--launches", action="store_true",
-                        help="host time per call of CuPy, cuBLAS and our ops (GPU, torch)")
+    parser.add_argument(
+        "--launches",
+        action="store_true",
+        help="host time per call of CuPy, cuBLAS and our ops (GPU, torch)",
+    )
     args = parser.parse_args()
     runs = {"ours": ours(args.batch, args.device), "torch": theirs(args.batch, args.device)}
     found = {name: time_phases(*run, args.steps) for name, run in runs.items() if run}
     print(f"LeNet step on {args.device}, batch {args.batch}: median ms of {args.steps} steps")
-    print(f"{'phase':<10} {'ours synced':>12} {'ours host':>10} {'torch synced':>13} "
-          f"{'torch host':>11} {'ratio':>6}")
+    print(
+        f"{'phase':<10} {'ours synced':>12} {'ours host':>10} {'torch synced':>13} "
+        f"{'torch host':>11} {'ratio':>6}"
+    )
     for phase in (*PHASES, "total"):
         o = found["ours"]
         t = found.get("torch", {})
         ratio = o[f"{phase} synced"] / t[f"{phase} synced"] if t else float("nan")
-        print(f"{phase:<10} {o[f'{phase} synced']:>12.3f} {o[f'{phase} host']:>10.3f} "
-              f"{t.get(f'{phase} synced', float('nan')):>13.3f} "
-              f"{t.get(f'{phase} host', float('nan')):>11.3f} {ratio:>6.2f}")
-    print("(host: until the phase has queued its work; where it equals synced, the host "
-          "is the limit)")
+        print(
+            f"{phase:<10} {o[f'{phase} synced']:>12.3f} {o[f'{phase} host']:>10.3f} "
+            f"{t.get(f'{phase} synced', float('nan')):>13.3f} "
+            f"{t.get(f'{phase} host', float('nan')):>11.3f} {ratio:>6.2f}"
+        )
+    print(
+        "(host: until the phase has queued its work; where it equals synced, the host is the limit)"
+    )
     if args.kernels and args.device.startswith("cuda") and runs["torch"] is not None:
         print(f"\n{'':<10} {'GPU busy ms/step':>17} {'kernels/step':>13}")
         for name, run in runs.items():
@@ -245,8 +278,10 @@ def main() -> None:
     if args.api and runs["torch"] is not None:
         wall, rows = api_calls(*runs["ours"], steps=10, trace=args.trace)  # type: ignore[misc]
         inside = sum(ms for _, _, ms in rows)
-        print(f"\nours: {wall:.3f} ms/step wall, {inside:.3f} ms in CUDA API calls "
-              f"({len(rows)} kinds):")
+        print(
+            f"\nours: {wall:.3f} ms/step wall, {inside:.3f} ms in CUDA API calls "
+            f"({len(rows)} kinds):"
+        )
         for name, calls, ms in rows[:15]:
             print(f"  {name:<40} {calls:>7.1f} calls {ms:>8.3f} ms")
     if args.python:

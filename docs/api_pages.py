@@ -37,63 +37,124 @@ class Page:
 
 
 PAGES: tuple[Page, ...] = (
-    Page("tensor", "Tensors and autograd",
-         "What a tensor is, how to make one, and the engine that differentiates.",
-         ("minitorch_accel.tensor", "minitorch_accel.tensor_data", "minitorch_accel.factories",
-          "minitorch_accel.autograd",
-          "minitorch_accel.convert", "minitorch_accel.serialization",
-          "minitorch_accel.dlpack")),
-    Page("ops", "Ops",
-         "The math, written once for every backend through ``xp``. Each op is a "
-         ":class:`~minitorch_accel.autograd.Function` with a forward on raw arrays and a "
-         "backward written with tensor ops; the ``*_kernels`` modules hold the raw-array "
-         "kernels (im2col, col2im, pooling) that the convolution and pooling ops call, "
-         "and ``layout`` the memory layouts and the buffer cache they share.",
-         ("minitorch_accel.ops.elementwise", "minitorch_accel.ops.operands",
-          "minitorch_accel.ops.compare", "minitorch_accel.ops.reduce",
-          "minitorch_accel.ops.shape", "minitorch_accel.ops.matmul",
-          "minitorch_accel.ops.conv", "minitorch_accel.ops.pool", "minitorch_accel.ops.loss",
-          "minitorch_accel.ops.norm", "minitorch_accel.ops.dropout",
-          "minitorch_accel.ops.layout", "minitorch_accel.ops.conv_kernels",
-          "minitorch_accel.ops.pool_kernels", "minitorch_accel.ops.flat")),
-    Page("backends", "Backends and devices",
-         "Array backends (NumPy, CuPy), the registry, devices and the transfer counter.",
-         ("minitorch_accel.backends",)),
-    Page("gpu_kernels", "GPU fast paths",
-         "The CUDA kernels of the CuPy backend (as sources, so that they can be checked "
-         "without a GPU) and the functions that launch them, which ops ask for with "
-         "``backend.kernel(name)``.",
-         ("minitorch_accel.backends.cupy_kernel_spec", "minitorch_accel.backends.cupy_kernels",
-          "minitorch_accel.backends.cupy_image_kernels",
-          "minitorch_accel.backends.cupy_fast_base", "minitorch_accel.backends.cupy_ops",
-          "minitorch_accel.backends.cupy_image_ops",
-          "minitorch_accel.backends.cupy_optim_ops")),
+    Page(
+        "tensor",
+        "Tensors and autograd",
+        "What a tensor is, how to make one, and the engine that differentiates.",
+        (
+            "minitorch_accel.tensor",
+            "minitorch_accel.tensor_data",
+            "minitorch_accel.factories",
+            "minitorch_accel.autograd",
+            "minitorch_accel.convert",
+            "minitorch_accel.serialization",
+            "minitorch_accel.dlpack",
+        ),
+    ),
+    Page(
+        "ops",
+        "Ops",
+        "The math, written once for every backend through ``xp``. Each op is a "
+        ":class:`~minitorch_accel.autograd.Function` with a forward on raw arrays and a "
+        "backward written with tensor ops; the ``*_kernels`` modules hold the raw-array "
+        "kernels (im2col, col2im, pooling) that the convolution and pooling ops call, "
+        "and ``layout`` the memory layouts and the buffer cache they share.",
+        (
+            "minitorch_accel.ops.elementwise",
+            "minitorch_accel.ops.operands",
+            "minitorch_accel.ops.compare",
+            "minitorch_accel.ops.reduce",
+            "minitorch_accel.ops.shape",
+            "minitorch_accel.ops.matmul",
+            "minitorch_accel.ops.conv",
+            "minitorch_accel.ops.pool",
+            "minitorch_accel.ops.loss",
+            "minitorch_accel.ops.norm",
+            "minitorch_accel.ops.dropout",
+            "minitorch_accel.ops.layout",
+            "minitorch_accel.ops.conv_kernels",
+            "minitorch_accel.ops.pool_kernels",
+            "minitorch_accel.ops.flat",
+        ),
+    ),
+    Page(
+        "backends",
+        "Backends and devices",
+        "Array backends (NumPy, CuPy), the registry, devices and the transfer counter.",
+        ("minitorch_accel.backends",),
+    ),
+    Page(
+        "gpu_kernels",
+        "GPU fast paths",
+        "The CUDA kernels of the CuPy backend (as sources, so that they can be checked "
+        "without a GPU) and the functions that launch them, which ops ask for with "
+        "``backend.kernel(name)``.",
+        (
+            "minitorch_accel.backends.cupy_kernel_spec",
+            "minitorch_accel.backends.cupy_kernels",
+            "minitorch_accel.backends.cupy_image_kernels",
+            "minitorch_accel.backends.cupy_fast_base",
+            "minitorch_accel.backends.cupy_ops",
+            "minitorch_accel.backends.cupy_image_ops",
+            "minitorch_accel.backends.cupy_optim_ops",
+        ),
+    ),
     Page("cuda", "CUDA helpers", "GPU queries and memory reports.", ("minitorch_accel.cuda",)),
-    Page("nn", "Neural-network modules",
-         "Module, Parameter and the layers; the functional forms; initialisation.",
-         ("minitorch_accel.nn", "minitorch_accel.nn.functional", "minitorch_accel.nn.init")),
+    Page(
+        "nn",
+        "Neural-network modules",
+        "Module, Parameter and the layers; the functional forms; initialisation.",
+        ("minitorch_accel.nn", "minitorch_accel.nn.functional", "minitorch_accel.nn.init"),
+    ),
     Page("models", "Models", "Ready-made networks.", ("minitorch_accel.models",)),
-    Page("optim", "Optimizers",
-         "Update rules and learning-rate schedules.",
-         ("minitorch_accel.optim", "minitorch_accel.optim.lr_scheduler")),
-    Page("data", "Data loading",
-         "Datasets, splits and the DataLoader that batches and prefetches to a device.",
-         ("minitorch_accel.data", "minitorch_accel.data.prefetch")),
-    Page("datasets", "Datasets", "The IDX reader, MNIST and Fashion-MNIST, the embedded sample.",
-         ("minitorch_accel.datasets",)),
-    Page("train", "Training loops", "The fit/evaluate loop used by the examples.",
-         ("minitorch_accel.train",)),
-    Page("parallel", "Several devices, one machine",
-         "Data parallelism over the devices of one machine: the tower recipe.",
-         ("minitorch_accel.parallel",)),
-    Page("distributed", "Several machines",
-         "Data parallelism across processes and machines over MPI.",
-         ("minitorch_accel.distributed",)),
-    Page("amp", "Mixed precision",
-         "float16 compute with float32 master weights and loss scaling.",
-         ("minitorch_accel.amp",)),
-    Page("utils", "Utilities", "Gradient checks, timing and the environment report.",
-         ("minitorch_accel.utils", "minitorch_accel.utils.env", "minitorch_accel.utils.timing")),
+    Page(
+        "optim",
+        "Optimizers",
+        "Update rules and learning-rate schedules.",
+        ("minitorch_accel.optim", "minitorch_accel.optim.lr_scheduler"),
+    ),
+    Page(
+        "data",
+        "Data loading",
+        "Datasets, splits and the DataLoader that batches and prefetches to a device.",
+        ("minitorch_accel.data", "minitorch_accel.data.prefetch"),
+    ),
+    Page(
+        "datasets",
+        "Datasets",
+        "The IDX reader, MNIST and Fashion-MNIST, the embedded sample.",
+        ("minitorch_accel.datasets",),
+    ),
+    Page(
+        "train",
+        "Training loops",
+        "The fit/evaluate loop used by the examples.",
+        ("minitorch_accel.train",),
+    ),
+    Page(
+        "parallel",
+        "Several devices, one machine",
+        "Data parallelism over the devices of one machine: the tower recipe.",
+        ("minitorch_accel.parallel",),
+    ),
+    Page(
+        "distributed",
+        "Several machines",
+        "Data parallelism across processes and machines over MPI.",
+        ("minitorch_accel.distributed",),
+    ),
+    Page(
+        "amp",
+        "Mixed precision",
+        "float16 compute with float32 master weights and loss scaling.",
+        ("minitorch_accel.amp",),
+    ),
+    Page(
+        "utils",
+        "Utilities",
+        "Gradient checks, timing and the environment report.",
+        ("minitorch_accel.utils", "minitorch_accel.utils.env", "minitorch_accel.utils.timing"),
+    ),
 )
 
 
@@ -167,12 +228,25 @@ def overview_page(documented: dict[str, ModuleType]) -> list[str]:
     """The page of top-level names: each one links to where it is documented."""
     import minitorch_accel as mta
 
-    lines = [MARKER, "", "``minitorch_accel``", "=" * 19, "",
-             ".. automodule:: minitorch_accel", "   :no-index:", "",
-             "The names below are importable from ``minitorch_accel`` directly; each links "
-             "to its documentation in the module that defines it.", "",
-             ".. list-table::", "   :header-rows: 1", "   :widths: 30 70", "",
-             "   * - name", "     - what it is"]
+    lines = [
+        MARKER,
+        "",
+        "``minitorch_accel``",
+        "=" * 19,
+        "",
+        ".. automodule:: minitorch_accel",
+        "   :no-index:",
+        "",
+        "The names below are importable from ``minitorch_accel`` directly; each links "
+        "to its documentation in the module that defines it.",
+        "",
+        ".. list-table::",
+        "   :header-rows: 1",
+        "   :widths: 30 70",
+        "",
+        "   * - name",
+        "     - what it is",
+    ]
     for name in sorted(public_names(mta), key=str.lower):
         obj = getattr(mta, name)
         target = canonical(obj)
@@ -200,14 +274,27 @@ def page_text(page: Page, documented: dict[str, ModuleType]) -> str | None:
 
 def index_text(written: list[Page], skipped: list[str]) -> str:
     """The table of contents of the reference."""
-    lines = [MARKER, "", "API reference", "=============", "",
-             "Generated from the docstrings. Start with the :doc:`top-level names "
-             "<minitorch_accel>`.", "", ".. toctree::", "   :maxdepth: 2", "",
-             "   minitorch_accel"]
+    lines = [
+        MARKER,
+        "",
+        "API reference",
+        "=============",
+        "",
+        "Generated from the docstrings. Start with the :doc:`top-level names <minitorch_accel>`.",
+        "",
+        ".. toctree::",
+        "   :maxdepth: 2",
+        "",
+        "   minitorch_accel",
+    ]
     lines += [f"   {page.name}" for page in written]
     if skipped:
-        lines += ["", "Not documented in this build (the module does not import yet): "
-                  + ", ".join(f"``{name}``" for name in skipped) + "."]
+        lines += [
+            "",
+            "Not documented in this build (the module does not import yet): "
+            + ", ".join(f"``{name}``" for name in skipped)
+            + ".",
+        ]
     return "\n".join(lines + [""])
 
 

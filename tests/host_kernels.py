@@ -52,8 +52,15 @@ template <typename V> struct RawArray {
 };
 """
 
-DTYPES = {"T": np.float64, "S": np.int64, "int32": np.int32, "int64": np.int64,
-          "bool": np.bool_, "float32": np.float32, "float64": np.float64}
+DTYPES = {
+    "T": np.float64,
+    "S": np.int64,
+    "int32": np.int32,
+    "int64": np.int64,
+    "bool": np.bool_,
+    "float32": np.float32,
+    "float64": np.float64,
+}
 
 
 def host_source(spec: K.KernelSpec) -> str:
@@ -69,8 +76,12 @@ def host_source(spec: K.KernelSpec) -> str:
             binds.append(f"    {const}{p.c_type}& {p.name} = _p_{p.name}[i];")
     return (
         f'extern "C" void {spec.name}({", ".join(args)}, ptrdiff_t _n) {{\n'
-        + "\n".join(raws) + "\n  for (ptrdiff_t i = 0; i < _n; ++i) {\n"
-        + "\n".join(binds) + "\n" + spec.operation + "\n  }\n}\n"
+        + "\n".join(raws)
+        + "\n  for (ptrdiff_t i = 0; i < _n; ++i) {\n"
+        + "\n".join(binds)
+        + "\n"
+        + spec.operation
+        + "\n  }\n}\n"
     )
 
 
@@ -80,8 +91,10 @@ def nvcc_ptx(source: str, folder: Path) -> str:
     assert NVCC is not None, "needs nvcc"
     (folder / "kernel.cu").write_text(source)
     result = subprocess.run(
-        [NVCC, "-arch=sm_90", "--ptx", "-o", str(folder / "kernel.ptx"),
-         str(folder / "kernel.cu")], capture_output=True, text=True, timeout=300,
+        [NVCC, "-arch=sm_90", "--ptx", "-o", str(folder / "kernel.ptx"), str(folder / "kernel.cu")],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode == 0, f"nvcc failed:\n{result.stderr}"
     return (folder / "kernel.ptx").read_text()
@@ -96,7 +109,9 @@ def compile_library(source: str, folder: Path) -> ctypes.CDLL:
         (folder / f"{name}.cpp").write_text(source)
         result = subprocess.run(
             [CXX, "-O1", "-shared", "-fPIC", "-o", str(library), str(folder / f"{name}.cpp")],
-            capture_output=True, text=True, timeout=300,
+            capture_output=True,
+            text=True,
+            timeout=300,
         )
         assert result.returncode == 0, result.stderr
     return ctypes.CDLL(str(library))
@@ -105,24 +120,26 @@ def compile_library(source: str, folder: Path) -> ctypes.CDLL:
 class HostElementwiseKernel:
     """``cupy.ElementwiseKernel`` on the host: broadcasting, output allocation, the call."""
 
-    def __init__(self, library: ctypes.CDLL, in_params: str, out_params: str,
-                 operation: str, name: str) -> None:
+    def __init__(
+        self, library: ctypes.CDLL, in_params: str, out_params: str, operation: str, name: str
+    ) -> None:
         self.spec = K.KernelSpec(name, in_params, out_params, operation)
         self.function = getattr(library, name)
 
     def __call__(self, *args: Any) -> Any:
         params = self.spec.params()
         inputs = [p for p in params if not p.output]
-        given = list(args[len(inputs):])
-        arrays = [a for a, p in zip(args, params, strict=False) if not p.raw
-                  and isinstance(a, np.ndarray)]
+        given = list(args[len(inputs) :])
+        arrays = [
+            a for a, p in zip(args, params, strict=False) if not p.raw and isinstance(a, np.ndarray)
+        ]
         shape = np.broadcast_shapes(*(a.shape for a in arrays + given))
         outputs = [g for g in given] + [
-            np.empty(shape, DTYPES[p.type_name]) for p in params[len(args):]
+            np.empty(shape, DTYPES[p.type_name]) for p in params[len(args) :]
         ]
         c_args: list[Any] = []
         keep: list[np.ndarray] = []
-        for p, value in zip(params, list(args[:len(inputs)]) + outputs, strict=True):
+        for p, value in zip(params, list(args[: len(inputs)]) + outputs, strict=True):
             dtype = DTYPES[p.type_name]
             if p.raw:
                 assert value.dtype == dtype, f"{p.name}: {value.dtype} is not {dtype}"
@@ -148,14 +165,25 @@ class HostReductionKernel:
     as its host-compiled elementwise kernel (:meth:`ReductionSpec.map_spec`), then the
     mapped values are summed."""
 
-    def __init__(self, library: ctypes.CDLL, in_params: str, out_params: str, map_expr: str,
-                 reduce_expr: str, post_map_expr: str, identity: str, name: str) -> None:
-        spec = K.ReductionSpec(name, in_params, out_params, map_expr, reduce_expr,
-                               post_map_expr, identity)
+    def __init__(
+        self,
+        library: ctypes.CDLL,
+        in_params: str,
+        out_params: str,
+        map_expr: str,
+        reduce_expr: str,
+        post_map_expr: str,
+        identity: str,
+        name: str,
+    ) -> None:
+        spec = K.ReductionSpec(
+            name, in_params, out_params, map_expr, reduce_expr, post_map_expr, identity
+        )
         assert (reduce_expr, identity) == ("a + b", "0") and spec in K.REDUCTIONS
         map_spec = spec.map_spec()
-        self.map = HostElementwiseKernel(library, map_spec.in_params, map_spec.out_params,
-                                         map_spec.operation, map_spec.name)
+        self.map = HostElementwiseKernel(
+            library, map_spec.in_params, map_spec.out_params, map_spec.operation, map_spec.name
+        )
 
     def __call__(self, *args: Any, axis: int | None = None) -> np.ndarray:
         return np.asarray(self.map(*args).sum(axis=axis))
@@ -171,8 +199,12 @@ struct HostDim { unsigned x; };
 static const HostDim blockIdx = {0}, threadIdx = {0}, blockDim = {1}, gridDim = {1};
 """
 
-_C_SCALARS = {np.dtype(np.float32): ctypes.c_float, np.dtype(np.float64): ctypes.c_double,
-              np.dtype(np.int32): ctypes.c_int, np.dtype(np.int64): ctypes.c_longlong}
+_C_SCALARS = {
+    np.dtype(np.float32): ctypes.c_float,
+    np.dtype(np.float64): ctypes.c_double,
+    np.dtype(np.int32): ctypes.c_int,
+    np.dtype(np.int64): ctypes.c_longlong,
+}
 
 
 class HostRawKernel:
@@ -182,8 +214,9 @@ class HostRawKernel:
     def __init__(self, folder: Path, code: str, name: str) -> None:
         self.function = getattr(compile_library(RAW_PRELUDE + code, folder), name)
 
-    def __call__(self, grid: tuple[int, ...], block: tuple[int, ...], args: tuple[Any, ...]
-                 ) -> None:
+    def __call__(
+        self, grid: tuple[int, ...], block: tuple[int, ...], args: tuple[Any, ...]
+    ) -> None:
         c_args: list[Any] = []
         for arg in args:
             if isinstance(arg, np.ndarray):
@@ -217,14 +250,18 @@ class HostFastPaths(CupyFastPaths):
 
 def host_fast_paths(folder: Path) -> HostFastPaths:
     """:class:`HostFastPaths` with every kernel compiled into ``folder``."""
-    library = compile_library(HOST_PRELUDE + "\n".join(host_source(s) for s in ALL_SPECS),
-                              folder)
+    library = compile_library(HOST_PRELUDE + "\n".join(host_source(s) for s in ALL_SPECS), folder)
     cupy = types.SimpleNamespace(
         ElementwiseKernel=lambda *a: HostElementwiseKernel(library, *a),
         ReductionKernel=lambda *a: HostReductionKernel(library, *a),
         RawKernel=lambda code, name: HostRawKernel(folder, code, name),
-        empty=np.empty, ndarray=np.ndarray, ones=np.ones, matmul=np.matmul,
+        empty=np.empty,
+        ndarray=np.ndarray,
+        ones=np.ones,
+        matmul=np.matmul,
         ascontiguousarray=np.ascontiguousarray,
-        broadcast_to=np.broadcast_to, asarray=np.asarray, dtype=np.dtype,
+        broadcast_to=np.broadcast_to,
+        asarray=np.asarray,
+        dtype=np.dtype,
     )
     return HostFastPaths(cupy)

@@ -25,8 +25,15 @@ CASES: list[Case] = [
 ]
 
 
-def reference_conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride: Any,
-                   padding: Any, dilation: Any, groups: int) -> np.ndarray:
+def reference_conv(
+    x: np.ndarray,
+    w: np.ndarray,
+    b: np.ndarray | None,
+    stride: Any,
+    padding: Any,
+    dilation: Any,
+    groups: int,
+) -> np.ndarray:
     """y[n, o, i, j] = sum(patch * w[o]) + b[o], one output element at a time."""
     (sh, sw), (ph, pw), (dh, dw) = (ck.pair(v, "") for v in (stride, padding, dilation))
     n_, _, h, wd = x.shape
@@ -40,14 +47,25 @@ def reference_conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride: A
             g = o // (o_ // groups)
             for i in range(oh):
                 for j in range(ow):
-                    patch = xp[n, g * cg:(g + 1) * cg, i * sh:i * sh + dh * (kh - 1) + 1:dh,
-                               j * sw:j * sw + dw * (kw - 1) + 1:dw]
+                    patch = xp[
+                        n,
+                        g * cg : (g + 1) * cg,
+                        i * sh : i * sh + dh * (kh - 1) + 1 : dh,
+                        j * sw : j * sw + dw * (kw - 1) + 1 : dw,
+                    ]
                     y[n, o, i, j] = (patch * w[o]).sum() + (0.0 if b is None else b[o])
     return y
 
 
-def reference_grads(x: np.ndarray, w: np.ndarray, gy: np.ndarray, stride: Any, padding: Any,
-                    dilation: Any, groups: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def reference_grads(
+    x: np.ndarray,
+    w: np.ndarray,
+    gy: np.ndarray,
+    stride: Any,
+    padding: Any,
+    dilation: Any,
+    groups: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """grad_x, grad_w, grad_b by scattering every output element's gradient over its patch."""
     (sh, sw), (ph, pw), (dh, dw) = (ck.pair(v, "") for v in (stride, padding, dilation))
     o_, cg, kh, kw = w.shape
@@ -55,19 +73,26 @@ def reference_grads(x: np.ndarray, w: np.ndarray, gy: np.ndarray, stride: Any, p
     gxp, gw = np.zeros_like(xp), np.zeros_like(w)
     for n, o, i, j in np.ndindex(*gy.shape):
         g = o // (o_ // groups)
-        index = (n, slice(g * cg, (g + 1) * cg), slice(i * sh, i * sh + dh * (kh - 1) + 1, dh),
-                 slice(j * sw, j * sw + dw * (kw - 1) + 1, dw))
+        index = (
+            n,
+            slice(g * cg, (g + 1) * cg),
+            slice(i * sh, i * sh + dh * (kh - 1) + 1, dh),
+            slice(j * sw, j * sw + dw * (kw - 1) + 1, dw),
+        )
         gxp[index] += gy[n, o, i, j] * w[o]
         gw[o] += gy[n, o, i, j] * xp[index]
-    gx = gxp[:, :, ph:ph + x.shape[2], pw:pw + x.shape[3]]
+    gx = gxp[:, :, ph : ph + x.shape[2], pw : pw + x.shape[3]]
     return gx, gw, gy.sum(axis=(0, 2, 3))
 
 
 def random_case(case: Case, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     x_shape, w_shape = case[0], case[1]
-    return rng.standard_normal(x_shape), rng.standard_normal(w_shape), rng.standard_normal(
-        w_shape[0])
+    return (
+        rng.standard_normal(x_shape),
+        rng.standard_normal(w_shape),
+        rng.standard_normal(w_shape[0]),
+    )
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -95,8 +120,9 @@ def test_conv2d_matches_loops(case: Case, layout: str) -> None:
 
 @pytest.mark.parametrize("channels_last_min", [1, 1000])
 @pytest.mark.parametrize("case", CASES[:6])
-def test_both_cols_layouts_agree(case: Case, channels_last_min: int,
-                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_both_cols_layouts_agree(
+    case: Case, channels_last_min: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(ck, "_CHANNELS_LAST_MIN", channels_last_min)
     x, w, b = random_case(case, seed=3)
     y, cols = ck.conv2d_forward(np, x, w, b, *case[2:])
@@ -104,10 +130,12 @@ def test_both_cols_layouts_agree(case: Case, channels_last_min: int,
     np.testing.assert_allclose(y, reference_conv(x, w, b, *case[2:]), rtol=1e-12, atol=1e-12)
     gy = np.random.default_rng(4).standard_normal(y.shape)
     gx_ref, gw_ref, _ = reference_grads(x, w, gy, *case[2:])
-    np.testing.assert_allclose(ck.conv2d_grad_input(np, gy, w, x.shape, *case[2:]), gx_ref,
-                               rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(ck.conv2d_grad_weight(np, gy, cols, w.shape, *case[2:]), gw_ref,
-                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        ck.conv2d_grad_input(np, gy, w, x.shape, *case[2:]), gx_ref, rtol=1e-12, atol=1e-12
+    )
+    np.testing.assert_allclose(
+        ck.conv2d_grad_weight(np, gy, cols, w.shape, *case[2:]), gw_ref, rtol=1e-12, atol=1e-12
+    )
 
 
 def test_output_is_channels_last_view_and_grad_layouts_accepted() -> None:
@@ -115,11 +143,16 @@ def test_output_is_channels_last_view_and_grad_layouts_accepted() -> None:
     y, _ = ck.conv2d_forward(np, x, w, b, 2, 1)
     assert ck.physical_order(y) == ck.NHWC  # NCHW logical, NHWC in memory: no copy made
     gy = np.random.default_rng(2).standard_normal(y.shape)
-    gy_nchw, gy_nhwc = np.ascontiguousarray(gy), gy.transpose(0, 2, 3, 1).copy().transpose(
-        0, 3, 1, 2)
+    gy_nchw, gy_nhwc = (
+        np.ascontiguousarray(gy),
+        gy.transpose(0, 2, 3, 1).copy().transpose(0, 3, 1, 2),
+    )
     for grad in (gy_nchw, gy_nhwc, gy[:, :, ::-1, :][:, :, ::-1, :]):
-        np.testing.assert_allclose(ck.conv2d_grad_input(np, grad, w, x.shape, 2, 1),
-                                   reference_grads(x, w, gy, 2, 1, 1, 1)[0], atol=1e-12)
+        np.testing.assert_allclose(
+            ck.conv2d_grad_input(np, grad, w, x.shape, 2, 1),
+            reference_grads(x, w, gy, 2, 1, 1, 1)[0],
+            atol=1e-12,
+        )
         np.testing.assert_allclose(ck.conv2d_grad_bias(np, grad), gy.sum(axis=(0, 2, 3)))
 
 
@@ -127,23 +160,28 @@ def test_float32_without_bias() -> None:
     x, w, _ = (a.astype(np.float32) for a in random_case(CASES[3]))
     y, _ = ck.conv2d_forward(np, x, w, None, 2, 1)
     assert y.dtype == np.float32
-    np.testing.assert_allclose(y, reference_conv(x.astype(float), w.astype(float), None, 2, 1,
-                                                 1, 1), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(
+        y, reference_conv(x.astype(float), w.astype(float), None, 2, 1, 1, 1), rtol=1e-4, atol=1e-4
+    )
 
 
-@pytest.mark.parametrize(("x_shape", "w_shape", "kwargs", "message"), [
-    ((2, 3, 8), (4, 3, 3, 3), {}, "4-D"),
-    ((2, 3, 8, 8), (4, 2, 3, 3), {}, "3 channels"),
-    ((2, 4, 8, 8), (4, 2, 3, 3), {"groups": 3}, "groups=3 must divide"),
-    ((2, 4, 8, 8), (3, 2, 3, 3), {"groups": 2}, "groups=2 must divide"),
-    ((2, 3, 4, 4), (4, 3, 5, 5), {}, "larger than the padded input"),
-    ((2, 3, 4, 4), (4, 3, 3, 3), {"dilation": 2}, "larger than the padded input"),
-    ((2, 3, 8, 8), (4, 3, 3, 3), {"stride": 0}, "must be positive"),
-    ((2, 3, 8, 8), (4, 3, 3, 3), {"dilation": (1, -1)}, "must be positive"),
-    ((2, 3, 8, 8), (4, 3, 3, 3), {"padding": -1}, "must not be negative"),
-])
-def test_errors_name_the_shapes(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
-                                kwargs: dict[str, Any], message: str) -> None:
+@pytest.mark.parametrize(
+    ("x_shape", "w_shape", "kwargs", "message"),
+    [
+        ((2, 3, 8), (4, 3, 3, 3), {}, "4-D"),
+        ((2, 3, 8, 8), (4, 2, 3, 3), {}, "3 channels"),
+        ((2, 4, 8, 8), (4, 2, 3, 3), {"groups": 3}, "groups=3 must divide"),
+        ((2, 4, 8, 8), (3, 2, 3, 3), {"groups": 2}, "groups=2 must divide"),
+        ((2, 3, 4, 4), (4, 3, 5, 5), {}, "larger than the padded input"),
+        ((2, 3, 4, 4), (4, 3, 3, 3), {"dilation": 2}, "larger than the padded input"),
+        ((2, 3, 8, 8), (4, 3, 3, 3), {"stride": 0}, "must be positive"),
+        ((2, 3, 8, 8), (4, 3, 3, 3), {"dilation": (1, -1)}, "must be positive"),
+        ((2, 3, 8, 8), (4, 3, 3, 3), {"padding": -1}, "must not be negative"),
+    ],
+)
+def test_errors_name_the_shapes(
+    x_shape: tuple[int, ...], w_shape: tuple[int, ...], kwargs: dict[str, Any], message: str
+) -> None:
     with pytest.raises(ValueError, match=message) as info:
         ck.conv2d_forward(np, np.zeros(x_shape), np.zeros(w_shape), **kwargs)
     assert str(tuple(x_shape)) in str(info.value) and str(tuple(w_shape)) in str(info.value)
@@ -198,12 +236,16 @@ def test_matches_torch_float32(case: Case) -> None:
     ty.backward(torch.from_numpy(gy))
     y, cols = ck.conv2d_forward(np, x, w, b, *case[2:])
     np.testing.assert_allclose(y, ty.detach().numpy(), rtol=1e-4, atol=1e-4)
-    np.testing.assert_allclose(ck.conv2d_grad_input(np, gy, w, x.shape, *case[2:]),
-                               tx.grad.numpy(), rtol=1e-4, atol=1e-4)
-    np.testing.assert_allclose(ck.conv2d_grad_weight(np, gy, cols, w.shape, *case[2:]),
-                               tw.grad.numpy(), rtol=1e-4, atol=1e-4)
-    np.testing.assert_allclose(ck.conv2d_grad_bias(np, gy), tb.grad.numpy(), rtol=1e-4,
-                               atol=1e-4)
+    np.testing.assert_allclose(
+        ck.conv2d_grad_input(np, gy, w, x.shape, *case[2:]), tx.grad.numpy(), rtol=1e-4, atol=1e-4
+    )
+    np.testing.assert_allclose(
+        ck.conv2d_grad_weight(np, gy, cols, w.shape, *case[2:]),
+        tw.grad.numpy(),
+        rtol=1e-4,
+        atol=1e-4,
+    )
+    np.testing.assert_allclose(ck.conv2d_grad_bias(np, gy), tb.grad.numpy(), rtol=1e-4, atol=1e-4)
 
 
 # ----------------------------------------------------------------- autograd Functions
@@ -218,26 +260,31 @@ SMALL_CASES = [  # (x shape, w shape, conv kwargs)
 ]
 
 
-def _tensors(x_shape: tuple[int, ...], w_shape: tuple[int, ...], bias: bool = True,
-             seed: int = 0) -> list[Any]:
+def _tensors(
+    x_shape: tuple[int, ...], w_shape: tuple[int, ...], bias: bool = True, seed: int = 0
+) -> list[Any]:
     rng = np.random.default_rng(seed)
-    made = [mta.tensor(rng.standard_normal(x_shape), requires_grad=True),
-            mta.tensor(rng.standard_normal(w_shape), requires_grad=True)]
+    made = [
+        mta.tensor(rng.standard_normal(x_shape), requires_grad=True),
+        mta.tensor(rng.standard_normal(w_shape), requires_grad=True),
+    ]
     if bias:
         made.append(mta.tensor(rng.standard_normal(w_shape[0]), requires_grad=True))
     return made
 
 
 @pytest.mark.parametrize(("x_shape", "w_shape", "kwargs"), SMALL_CASES)
-def test_conv2d_gradcheck(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
-                          kwargs: dict[str, Any]) -> None:
+def test_conv2d_gradcheck(
+    x_shape: tuple[int, ...], w_shape: tuple[int, ...], kwargs: dict[str, Any]
+) -> None:
     inputs = _tensors(x_shape, w_shape)
     assert gradcheck_mod.gradcheck(lambda x, w, b: F.conv2d(x, w, b, **kwargs), inputs)
 
 
 @pytest.mark.parametrize(("x_shape", "w_shape", "kwargs"), SMALL_CASES[:2])
-def test_conv2d_gradgradcheck(x_shape: tuple[int, ...], w_shape: tuple[int, ...],
-                              kwargs: dict[str, Any]) -> None:
+def test_conv2d_gradgradcheck(
+    x_shape: tuple[int, ...], w_shape: tuple[int, ...], kwargs: dict[str, Any]
+) -> None:
     inputs = _tensors(x_shape, w_shape)
     assert gradcheck_mod.gradgradcheck(lambda x, w, b: F.conv2d(x, w, b, **kwargs), inputs)
 

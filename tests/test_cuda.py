@@ -55,8 +55,14 @@ def test_device_arguments_are_checked() -> None:
 
 
 def test_out_of_memory_error_message() -> None:
-    err = OutOfMemoryError("cuda:1", requested=3 << 30, free=512 << 20, total=80 << 30,
-                           allocated=70 << 30, held=79 << 30)
+    err = OutOfMemoryError(
+        "cuda:1",
+        requested=3 << 30,
+        free=512 << 20,
+        total=80 << 30,
+        allocated=70 << 30,
+        held=79 << 30,
+    )
     assert isinstance(err, MemoryError) and isinstance(err, RuntimeError)
     assert str(err).startswith(
         "CUDA out of memory on cuda:1: tried to allocate 3.00 GiB; 512.00 MiB free of "
@@ -65,12 +71,17 @@ def test_out_of_memory_error_message() -> None:
     assert "empty_cache()" in str(err)
     again = pickle.loads(pickle.dumps(err))
     assert (again.device, again.requested, again.free, str(again)) == (
-        "cuda:1", 3 << 30, 512 << 20, str(err))
+        "cuda:1",
+        3 << 30,
+        512 << 20,
+        str(err),
+    )
     assert mcuda.OutOfMemoryError is OutOfMemoryError
 
 
-@pytest.mark.parametrize("n, text", [(None, "unknown"), (12, "12 B"), (1536, "1.50 KiB"),
-                                     (5 << 40, "5120.00 GiB")])
+@pytest.mark.parametrize(
+    "n, text", [(None, "unknown"), (12, "12 B"), (1536, "1.50 KiB"), (5 << 40, "5120.00 GiB")]
+)
 def test_format_bytes(n: int | None, text: str) -> None:
     assert format_bytes(n) == text
 
@@ -155,8 +166,9 @@ def test_utilities_on_a_gpu() -> None:
 @needs_gpu
 @pytest.mark.parametrize("precision", ["float64", "float32"])
 @pytest.mark.parametrize("fn, makers, order", [pytest.param(*c[1:], id=c[0]) for c in CASES])
-def test_op_suite_matches_cpu(fn: Callable[..., mta.Tensor], makers: list[Any], order: int,
-                              precision: str) -> None:
+def test_op_suite_matches_cpu(
+    fn: Callable[..., mta.Tensor], makers: list[Any], order: int, precision: str
+) -> None:
     rng = np.random.default_rng(0)
     arrays = [m(rng) for m in makers]
     if precision == "float32":
@@ -173,19 +185,23 @@ def test_op_suite_matches_cpu(fn: Callable[..., mta.Tensor], makers: list[Any], 
 def check_on_gpu(fn: Callable[..., mta.Tensor], makers: list[Any], order: int = 1) -> None:
     rng = np.random.default_rng(0)
     arrays = [m(rng) for m in makers]
-    for e, f in zip(evaluate(fn, arrays, "cpu", order), evaluate(fn, arrays, "cuda", order),
-                    strict=True):
+    for e, f in zip(
+        evaluate(fn, arrays, "cpu", order), evaluate(fn, arrays, "cuda", order), strict=True
+    ):
         np.testing.assert_allclose(f, e, rtol=1e-9, atol=1e-11)
 
 
 @gpu
 @needs_gpu
 def test_losses_and_norms_match_cpu() -> None:
-    check_on_gpu(lambda x, y: functional("cross_entropy")(x, y, label_smoothing=0.1),
-                 [F(6, 5), INT(5, 6)])
+    check_on_gpu(
+        lambda x, y: functional("cross_entropy")(x, y, label_smoothing=0.1), [F(6, 5), INT(5, 6)]
+    )
     check_on_gpu(lambda x, y: functional("nll_loss")(x.log_softmax(1), y), [F(6, 5), INT(5, 6)])
-    check_on_gpu(lambda x, w, b: functional("batch_norm")(x, None, None, w, b, training=True),
-                 [F(4, 3, 2, 2), F(3), F(3)])
+    check_on_gpu(
+        lambda x, w, b: functional("batch_norm")(x, None, None, w, b, training=True),
+        [F(4, 3, 2, 2), F(3), F(3)],
+    )
     check_on_gpu(lambda x, w, b: functional("linear")(x, w, b), [F(5, 4), F(3, 4), F(3)])
 
 
@@ -193,12 +209,16 @@ def test_losses_and_norms_match_cpu() -> None:
 @needs_gpu
 @needs_conv
 @needs_pool
-@pytest.mark.parametrize("channels, kwargs", [(1, {}), (8, {"stride": 2, "padding": 1}),
-                                              (8, {"groups": 2, "dilation": 2})])
+@pytest.mark.parametrize(
+    "channels, kwargs",
+    [(1, {}), (8, {"stride": 2, "padding": 1}), (8, {"groups": 2, "dilation": 2})],
+)
 def test_conv_and_pool_match_cpu(channels: int, kwargs: dict[str, Any]) -> None:
     groups = kwargs.get("groups", 1)
-    check_on_gpu(lambda x, w, b: functional("conv2d")(x, w, b, **kwargs),
-                 [F(2, channels, 7, 7), F(4, channels // groups, 3, 3), F(4)])
+    check_on_gpu(
+        lambda x, w, b: functional("conv2d")(x, w, b, **kwargs),
+        [F(2, channels, 7, 7), F(4, channels // groups, 3, 3), F(4)],
+    )
     check_on_gpu(lambda x: functional("max_pool2d")(x.relu(), 2), [F(2, channels, 6, 6)])
     check_on_gpu(lambda x: functional("avg_pool2d")(x, 3, 2, 1), [F(2, channels, 6, 6)])
 
@@ -247,8 +267,11 @@ def test_memory_statistics() -> None:
 def test_out_of_memory_is_translated() -> None:
     free, total = mcuda.mem_get_info()
     request = 4 * total  # more than the card has
-    with pytest.raises(mcuda.OutOfMemoryError, match="CUDA out of memory on cuda:0: tried to "
-                       r"allocate .* free of .* total") as info:
+    with pytest.raises(
+        mcuda.OutOfMemoryError,
+        match="CUDA out of memory on cuda:0: tried to "
+        r"allocate .* free of .* total",
+    ) as info:
         mta.empty(request // 4, device="cuda")
     assert info.value.requested is not None and info.value.requested >= request
     assert info.value.total == total

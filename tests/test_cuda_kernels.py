@@ -40,15 +40,15 @@ def test_relu_and_cross_entropy_kernels(dtype: Any) -> None:
     y = fast_path("relu_forward")(cp.asarray(x))
     np.testing.assert_array_equal(cp.asnumpy(y), np.maximum(x, 0))
     gy = rng.standard_normal(x.shape).astype(dtype)
-    np.testing.assert_array_equal(cp.asnumpy(fast_path("relu_backward")(y, cp.asarray(gy))),
-                                  gy * (x > 0))
+    np.testing.assert_array_equal(
+        cp.asnumpy(fast_path("relu_backward")(y, cp.asarray(gy))), gy * (x > 0)
+    )
     tol = 1e-5 if dtype == np.float32 else 1e-12
     for rows in (64, 5000):  # one block; then the per-row kernel and reductions
         x = rng.standard_normal((rows, 10)).astype(dtype)
         valid = rng.random(rows) > 0.2
         labels = cp.asarray(np.where(valid, rng.integers(0, 10, rows), -100))
-        loss, lse, scale, counts = fast_path("cross_entropy_forward")(cp.asarray(x), labels,
-                                                                     -100)
+        loss, lse, scale, counts = fast_path("cross_entropy_forward")(cp.asarray(x), labels, -100)
         assert scale is None and counts() == (int(valid.sum()), 0)
         x64 = x.astype(np.float64)
         log_p = x64 - x64.max(1, keepdims=True)
@@ -56,16 +56,16 @@ def test_relu_and_cross_entropy_kernels(dtype: Any) -> None:
         safe = np.where(valid, cp.asnumpy(labels), 0)
         picked = log_p[np.arange(rows), safe]
         np.testing.assert_allclose(cp.asnumpy(loss), -picked * valid, rtol=tol, atol=tol)
-        g = fast_path("cross_entropy_backward")(cp.asarray(x), labels, -100, lse,
-                                                cp.asarray(valid * 0.5, dtype))
+        g = fast_path("cross_entropy_backward")(
+            cp.asarray(x), labels, -100, lse, cp.asarray(valid * 0.5, dtype)
+        )
         expected = (np.exp(log_p) - np.eye(10)[safe]) * (valid * 0.5)[:, None]
         np.testing.assert_allclose(cp.asnumpy(g), expected, rtol=tol, atol=tol)
-        mean, _, scale, _ = fast_path("cross_entropy_forward")(cp.asarray(x), labels, -100,
-                                                               "mean")
-        np.testing.assert_allclose(float(mean), -(picked * valid).sum() / valid.sum(),
-                                   rtol=tol)
-        g = fast_path("cross_entropy_backward")(cp.asarray(x), labels, -100, lse,
-                                                cp.asarray(3.0, dtype), scale)
+        mean, _, scale, _ = fast_path("cross_entropy_forward")(cp.asarray(x), labels, -100, "mean")
+        np.testing.assert_allclose(float(mean), -(picked * valid).sum() / valid.sum(), rtol=tol)
+        g = fast_path("cross_entropy_backward")(
+            cp.asarray(x), labels, -100, lse, cp.asarray(3.0, dtype), scale
+        )
         expected = (np.exp(log_p) - np.eye(10)[safe]) * (valid * 3.0 / valid.sum())[:, None]
         np.testing.assert_allclose(cp.asnumpy(g), expected, rtol=tol, atol=tol)
     _, result = fast_path("label_count")(cp.asarray([3, -100, 10, -1, 9, -100]), 10, -100)
@@ -90,8 +90,9 @@ def test_bad_label_raises_at_backward_or_read_back() -> None:
     mcuda.synchronize()  # each error is raised once
     good = mta.nn.functional.cross_entropy(x, mta.tensor([0, -100, 4], device="cuda"))
     good.backward()
-    expected = mta.nn.functional.cross_entropy(x.detach().cpu().requires_grad_(),
-                                               mta.tensor([0, -100, 4]))
+    expected = mta.nn.functional.cross_entropy(
+        x.detach().cpu().requires_grad_(), mta.tensor([0, -100, 4])
+    )
     assert good.item() == pytest.approx(expected.item(), rel=1e-6)
 
 
@@ -99,8 +100,9 @@ def test_bad_label_raises_at_backward_or_read_back() -> None:
 @needs_gpu
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("kernel_size, stride, padding", [(2, None, 0), (3, 2, 1), ((3, 2), 1, 0)])
-def test_max_pool_kernels_match_the_xp_path(dtype: Any, kernel_size: Any, stride: Any,
-                                            padding: Any) -> None:
+def test_max_pool_kernels_match_the_xp_path(
+    dtype: Any, kernel_size: Any, stride: Any, padding: Any
+) -> None:
     import cupy as cp
 
     from minitorch_accel.ops import pool_kernels as pk
@@ -121,7 +123,8 @@ def test_max_pool_kernels_match_the_xp_path(dtype: Any, kernel_size: Any, stride
         gy = rng.standard_normal(geo.y_shape).astype(dtype)
         grad = fast_path("max_pool2d_backward")(cp.asarray(gy), gx, y, geo, layout == "nhwc")
         np.testing.assert_array_equal(
-            cp.asnumpy(grad), pk.max_pool2d_backward(np, gy, x, expected_y, **pool))
+            cp.asnumpy(grad), pk.max_pool2d_backward(np, gy, x, expected_y, **pool)
+        )
 
 
 @gpu
@@ -137,14 +140,43 @@ def test_optimizer_kernels(amsgrad: bool) -> None:
     p_sgd, gpu_p_sgd = p.copy(), cp.asarray(p)
     for step in range(1, 4):
         grad = rng.standard_normal(1000)
-        adam_update(np, p, grad, m, v, vmax if amsgrad else None, step, 0.01, 0.9, 0.999, 1e-8,
-                    0.1, step % 2 == 0, amsgrad, False)
-        fast_path("adam_update")(cp, gpu_state[0], cp.asarray(grad), *gpu_state[1:3],
-                                 gpu_state[3] if amsgrad else None, step, 0.01, 0.9, 0.999,
-                                 1e-8, 0.1, step % 2 == 0, amsgrad, False)
+        adam_update(
+            np,
+            p,
+            grad,
+            m,
+            v,
+            vmax if amsgrad else None,
+            step,
+            0.01,
+            0.9,
+            0.999,
+            1e-8,
+            0.1,
+            step % 2 == 0,
+            amsgrad,
+            False,
+        )
+        fast_path("adam_update")(
+            cp,
+            gpu_state[0],
+            cp.asarray(grad),
+            *gpu_state[1:3],
+            gpu_state[3] if amsgrad else None,
+            step,
+            0.01,
+            0.9,
+            0.999,
+            1e-8,
+            0.1,
+            step % 2 == 0,
+            amsgrad,
+            False,
+        )
         sgd_update(np, p_sgd, grad, buf, 0.1, 0.9, 0.0, True, 0.01, False, step == 1)
-        fast_path("sgd_update")(cp, gpu_p_sgd, cp.asarray(grad), gpu_buf, 0.1, 0.9, 0.0, True,
-                                0.01, False, step == 1)
+        fast_path("sgd_update")(
+            cp, gpu_p_sgd, cp.asarray(grad), gpu_buf, 0.1, 0.9, 0.0, True, 0.01, False, step == 1
+        )
     for found, expected in zip(gpu_state, (p, m, v, vmax), strict=True):
         np.testing.assert_allclose(cp.asnumpy(found), expected, rtol=1e-12)
     np.testing.assert_allclose(cp.asnumpy(gpu_p_sgd), p_sgd, rtol=1e-12)
@@ -154,12 +186,16 @@ def test_optimizer_kernels(amsgrad: bool) -> None:
 @needs_gpu
 @pytest.mark.parametrize(
     "x_shape, w_shape, stride, padding, dilation, groups",
-    [((4, 1, 28, 28), (6, 1, 5, 5), 1, 2, 1, 1), ((4, 16, 14, 14), (32, 16, 3, 3), 2, 1, 1, 1),
-     ((2, 8, 9, 7), (4, 4, 2, 3), 1, (2, 1), (2, 1), 2)],
+    [
+        ((4, 1, 28, 28), (6, 1, 5, 5), 1, 2, 1, 1),
+        ((4, 16, 14, 14), (32, 16, 3, 3), 2, 1, 1, 1),
+        ((2, 8, 9, 7), (4, 4, 2, 3), 1, (2, 1), (2, 1), 2),
+    ],
     ids=["lenet_conv1", "channels_last", "groups_dilation"],
 )
-def test_conv_kernels_match_the_xp_path(x_shape: Any, w_shape: Any, stride: Any, padding: Any,
-                                        dilation: Any, groups: int) -> None:
+def test_conv_kernels_match_the_xp_path(
+    x_shape: Any, w_shape: Any, stride: Any, padding: Any, dilation: Any, groups: int
+) -> None:
     import cupy as cp
 
     geo = ck.conv_geometry(x_shape, w_shape, stride, padding, dilation, groups)
@@ -172,8 +208,9 @@ def test_conv_kernels_match_the_xp_path(x_shape: Any, w_shape: Any, stride: Any,
     w = cp.asarray(rng.standard_normal(w_shape))
     gy = cp.asarray(rng.standard_normal(geo.y_shape))
     expected = ck.conv2d_grad_input(cp, gy, w, x_shape, stride, padding, dilation, groups)
-    cp.testing.assert_allclose(fast_path("conv2d_grad_input")(gy, w, geo), expected, rtol=1e-11,
-                               atol=1e-12)
+    cp.testing.assert_allclose(
+        fast_path("conv2d_grad_input")(gy, w, geo), expected, rtol=1e-11, atol=1e-12
+    )
     c = cp.asarray(rng.standard_normal(cols.shape))
     lhs = float((fast_path("im2col")(x, geo) * c).sum())
     assert lhs == pytest.approx(float((x * fast_path("col2im")(c, geo)).sum()), rel=1e-11)
@@ -237,8 +274,9 @@ def test_multi_tensor_sgd_on_the_gpu_reuses_its_pointer_table() -> None:
     fast = mta.Device("cuda").backend._fast
     tables = []
     for step in range(3):
-        assert fast_path("sgd_update_many")(params, grads, bufs, 0.1, 0.9, 0.0, True, 0.01,
-                                            False, step == 0)
+        assert fast_path("sgd_update_many")(
+            params, grads, bufs, 0.1, 0.9, 0.0, True, 0.01, False, step == 0
+        )
         tables.append(fast._last_table[1])
         for p, g, b in zip(expected, grads_host, expected_bufs, strict=True):
             sgd_update(np, p, g, b, 0.1, 0.9, 0.0, True, 0.01, False, step == 0)

@@ -55,9 +55,7 @@ def make_split(folder: Path, n: int, train: bool = True, gz: bool = True, label:
 # --------------------------------------------------------------------------- IDX
 
 
-@pytest.mark.parametrize(
-    "dtype", [np.uint8, np.int8, np.int16, np.int32, np.float32, np.float64]
-)
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16, np.int32, np.float32, np.float64])
 @pytest.mark.parametrize("shape", [(7,), (3, 5), (2, 3, 4)])
 @pytest.mark.parametrize("name", ["a-idx-ubyte", "a-idx-ubyte.gz"])
 def test_idx_round_trip(tmp_path: Path, dtype: type, shape: tuple[int, ...], name: str) -> None:
@@ -114,8 +112,12 @@ def check_bad(path: Path, content: bytes, *patterns: str) -> str:
 @pytest.mark.parametrize("compress", [False, True])
 def test_bad_magic(tmp_path: Path, compress: bool) -> None:
     content = b"\x01\x00\x08\x01\x00\x00\x00\x01\x05"
-    check_bad(tmp_path / "f", gzip.compress(content) if compress else content,
-              "bad magic number 0x01000801", "two zero bytes")
+    check_bad(
+        tmp_path / "f",
+        gzip.compress(content) if compress else content,
+        "bad magic number 0x01000801",
+        "two zero bytes",
+    )
 
 
 @pytest.mark.parametrize("code", [0x00, 0x07, 0x0A, 0x0F, 0xFF])
@@ -130,8 +132,9 @@ def test_zero_dimensions_and_tiny_files(tmp_path: Path) -> None:
 
 
 def test_truncated_header(tmp_path: Path) -> None:
-    check_bad(tmp_path / "f", header(0x08, 4000, 28, 28)[:10],
-              "truncated", "needs 16 bytes, file has 10")
+    check_bad(
+        tmp_path / "f", header(0x08, 4000, 28, 28)[:10], "truncated", "needs 16 bytes, file has 10"
+    )
 
 
 @pytest.mark.parametrize("gz", [False, True])
@@ -145,13 +148,19 @@ def test_truncated_data(tmp_path: Path, gz: bool) -> None:
 
 
 def test_truncated_wider_type(tmp_path: Path) -> None:
-    check_bad(tmp_path / "f", header(0x0D, 2, 3) + b"\x00" * 20,
-              r"truncated: header says 2x3 float32 = 24 bytes of data, file has 20")
+    check_bad(
+        tmp_path / "f",
+        header(0x0D, 2, 3) + b"\x00" * 20,
+        r"truncated: header says 2x3 float32 = 24 bytes of data, file has 20",
+    )
 
 
 def test_trailing_bytes(tmp_path: Path) -> None:
-    check_bad(tmp_path / "f", header(0x08, 3) + b"\x01\x02\x03\x04\x05",
-              r"2 trailing bytes: header says 3 uint8 = 3 bytes of data, file has 5")
+    check_bad(
+        tmp_path / "f",
+        header(0x08, 3) + b"\x01\x02\x03\x04\x05",
+        r"2 trailing bytes: header says 3 uint8 = 3 bytes of data, file has 5",
+    )
 
 
 def test_broken_gzip_stream(tmp_path: Path) -> None:

@@ -58,7 +58,8 @@ def test_public_subpackages_are_listed() -> None:
         package = f"minitorch_accel.{path.name}"
         assert any(m == package or m.startswith(package + ".") for m in listed), (
             f"the package minitorch_accel.{path.name} has no API page: add it to "
-            "docs/api_pages.py PAGES")
+            "docs/api_pages.py PAGES"
+        )
 
 
 def test_every_public_name_is_on_a_page(written: dict[str, str]) -> None:
@@ -92,13 +93,17 @@ def test_a_module_that_fails_to_import_is_skipped(tmp_path: Path) -> None:
 def test_public_names_follow_all() -> None:
     module = importlib.import_module("minitorch_accel.data")
     assert api_pages.public_names(module) == [
-        n for n in module.__all__ if not isinstance(getattr(module, n), ModuleType)]
+        n for n in module.__all__ if not isinstance(getattr(module, n), ModuleType)
+    ]
 
 
 def referenced_files(page: Path) -> list[Path]:
     """Figures, literal includes and includes named by a page, resolved from it."""
-    targets = re.findall(r"^\s*\.\. (?:figure|image|literalinclude|include):: (\S+)",
-                         page.read_text(encoding="utf-8"), flags=re.M)
+    targets = re.findall(
+        r"^\s*\.\. (?:figure|image|literalinclude|include):: (\S+)",
+        page.read_text(encoding="utf-8"),
+        flags=re.M,
+    )
     return [(page.parent / t).resolve() for t in targets]
 
 

@@ -70,9 +70,15 @@ def test_lenet_steps_match_the_cpu(host_kernels: str) -> None:
     np.testing.assert_allclose(found[0], expected[0], rtol=1e-10)
     for f, e in zip(found[1], expected[1], strict=True):
         np.testing.assert_allclose(f, e, rtol=1e-9, atol=1e-12)
-    assert {"relu_forward", "max_pool2d_backward", "im2col", "conv2d_grad_input",
-            "cross_entropy_forward", "cross_entropy_backward",
-            "sgd_update_many"} <= HostKernelBackend.used
+    assert {
+        "relu_forward",
+        "max_pool2d_backward",
+        "im2col",
+        "conv2d_grad_input",
+        "cross_entropy_forward",
+        "cross_entropy_backward",
+        "sgd_update_many",
+    } <= HostKernelBackend.used
 
 
 def test_a_bad_label_raises_by_backward(host_kernels: str) -> None:

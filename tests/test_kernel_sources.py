@@ -66,20 +66,41 @@ def test_relu(fast: HostFastPaths) -> None:
 
 @pytest.mark.parametrize(
     "momentum, dampening, nesterov, weight_decay, maximize",
-    [(0.0, 0.0, False, 0.0, False), (0.0, 0.0, False, 0.1, True), (0.9, 0.0, True, 0.01, False),
-     (0.5, 0.3, False, 0.0, True)],
+    [
+        (0.0, 0.0, False, 0.0, False),
+        (0.0, 0.0, False, 0.1, True),
+        (0.9, 0.0, True, 0.01, False),
+        (0.5, 0.3, False, 0.0, True),
+    ],
     ids=["plain", "decay_maximize", "nesterov", "dampening"],
 )
-def test_sgd_update(fast: HostFastPaths, momentum: float, dampening: float, nesterov: bool,
-                    weight_decay: float, maximize: bool) -> None:
+def test_sgd_update(
+    fast: HostFastPaths,
+    momentum: float,
+    dampening: float,
+    nesterov: bool,
+    weight_decay: float,
+    maximize: bool,
+) -> None:
     rng = np.random.default_rng(0)
     states = [[rng.standard_normal((3, 4)), np.zeros((3, 4))] for _ in range(2)]
     states[1] = [a.copy() for a in states[0]]
     for step in range(3):
         grad = rng.standard_normal((3, 4))
         for update, (param, buf) in zip((sgd_update, fast.sgd_update), states, strict=True):
-            update(np, param, grad, buf if momentum else None, 0.1, momentum, dampening,
-                   nesterov, weight_decay, maximize, step == 0)
+            update(
+                np,
+                param,
+                grad,
+                buf if momentum else None,
+                0.1,
+                momentum,
+                dampening,
+                nesterov,
+                weight_decay,
+                maximize,
+                step == 0,
+            )
     np.testing.assert_allclose(states[1][0], states[0][0], rtol=1e-13)
     np.testing.assert_allclose(states[1][1], states[0][1], rtol=1e-13)
 
@@ -89,23 +110,42 @@ def test_sgd_update(fast: HostFastPaths, momentum: float, dampening: float, nest
     [(0.0, False, False, False), (0.1, False, True, False), (0.1, True, False, True)],
     ids=["adam", "adam_decay_amsgrad", "adamw_maximize"],
 )
-def test_adam_update(fast: HostFastPaths, weight_decay: float, decoupled: bool,
-                     amsgrad: bool, maximize: bool) -> None:
+def test_adam_update(
+    fast: HostFastPaths, weight_decay: float, decoupled: bool, amsgrad: bool, maximize: bool
+) -> None:
     rng = np.random.default_rng(1)
     first = [rng.standard_normal(7), np.zeros(7), np.zeros(7), np.zeros(7)]
     states = [first, [a.copy() for a in first]]
     for step in range(1, 4):
         grad = rng.standard_normal(7)
         for update, (p, m, v, vmax) in zip((adam_update, fast.adam_update), states, strict=True):
-            update(np, p, grad, m, v, vmax if amsgrad else None, step, 0.01, 0.9, 0.999, 1e-8,
-                   weight_decay, decoupled, amsgrad, maximize)
+            update(
+                np,
+                p,
+                grad,
+                m,
+                v,
+                vmax if amsgrad else None,
+                step,
+                0.01,
+                0.9,
+                0.999,
+                1e-8,
+                weight_decay,
+                decoupled,
+                amsgrad,
+                maximize,
+            )
     for found, expected in zip(states[1], states[0], strict=True):
         np.testing.assert_allclose(found, expected, rtol=1e-12)
 
 
 #: (rows, classes) that take each forward path: one block, a thread per row, reductions.
-CE_PATHS = {"block": (5, 4), "rows": (K.BLOCK_KERNEL_MAX_ROWS + 1, 4),
-            "reductions": (5, K.ROW_KERNEL_MAX_CLASSES + 1)}
+CE_PATHS = {
+    "block": (5, 4),
+    "rows": (K.BLOCK_KERNEL_MAX_ROWS + 1, 4),
+    "reductions": (5, K.ROW_KERNEL_MAX_CLASSES + 1),
+}
 
 
 @pytest.mark.parametrize("path", sorted(CE_PATHS))
@@ -120,10 +160,10 @@ def test_cross_entropy(fast: HostFastPaths, path: str) -> None:
     assert scale is None and counts() == (rows - 1, 0)
     shift = logits.max(1, keepdims=True)
     log_probs = logits - shift - np.log(np.exp(logits - shift).sum(1, keepdims=True))
-    np.testing.assert_allclose(lse, np.log(np.exp(logits - shift).sum(1)) + shift[:, 0],
-                               rtol=1e-12)
-    np.testing.assert_allclose(loss, -log_probs[np.arange(rows), safe] * valid, rtol=1e-10,
-                               atol=1e-14)  # lse - x vs a log-softmax: rounding differs
+    np.testing.assert_allclose(lse, np.log(np.exp(logits - shift).sum(1)) + shift[:, 0], rtol=1e-12)
+    np.testing.assert_allclose(
+        loss, -log_probs[np.arange(rows), safe] * valid, rtol=1e-10, atol=1e-14
+    )  # lse - x vs a log-softmax: rounding differs
     grad_rows = rng.standard_normal(rows)
     grad = fast.cross_entropy_backward(logits, labels, -100, lse, grad_rows)
     expected = np.exp(log_probs) * (grad_rows * valid)[:, None]
@@ -136,8 +176,11 @@ def test_cross_entropy(fast: HostFastPaths, path: str) -> None:
     softmax_minus_target = np.exp(log_probs)
     softmax_minus_target[np.arange(rows), safe] -= 1
     np.testing.assert_allclose(
-        grad, softmax_minus_target * np.where(valid, 2.5 / (rows - 1), 0)[:, None],
-        rtol=1e-11, atol=1e-14)
+        grad,
+        softmax_minus_target * np.where(valid, 2.5 / (rows - 1), 0)[:, None],
+        rtol=1e-11,
+        atol=1e-14,
+    )
     summed, _, scale, _ = fast.cross_entropy_forward(logits, labels, -100, "sum")
     assert float(summed) == pytest.approx(float(loss.sum()), rel=1e-12) and float(scale) == 1
     with pytest.raises(ValueError, match=f"gradient of {rows} values for {rows} rows summed"):
@@ -159,10 +202,13 @@ def test_mean_of_nothing_counted_is_nan(fast: HostFastPaths) -> None:
     assert np.isnan(float(mean)) and float(scale) == np.inf and counts() == (0, 0)
 
 
-@pytest.mark.parametrize("labels, counted, out_of_range", [
-    ([0, 3, -100, 1], 3, 0), ([4, -1, -100, 2, 7], 1, 3), ([-100, -100], 0, 0), ([], 0, 0)])
-def test_label_count(fast: HostFastPaths, labels: list[int], counted: int,
-                     out_of_range: int) -> None:
+@pytest.mark.parametrize(
+    "labels, counted, out_of_range",
+    [([0, 3, -100, 1], 3, 0), ([4, -1, -100, 2, 7], 1, 3), ([-100, -100], 0, 0), ([], 0, 0)],
+)
+def test_label_count(
+    fast: HostFastPaths, labels: list[int], counted: int, out_of_range: int
+) -> None:
     total, result = fast.label_count(np.array(labels, np.int64), 4, -100)
     assert result() == (counted, out_of_range)
     assert int(total) == counted + (out_of_range << 32)
@@ -175,10 +221,12 @@ POOLS = [(2, None, 0), (3, 2, 1), ((3, 2), 1, 0), ((2, 3), (1, 2), (1, 1))]
 
 
 @pytest.mark.parametrize("layout", ["nchw", "nhwc"])
-@pytest.mark.parametrize("kernel_size, stride, padding", POOLS,
-                         ids=["tiles", "overlap_pad", "rect_overlap", "rect_pad"])
-def test_max_pool_matches_the_cpu_code(fast: HostFastPaths, layout: str, kernel_size: Any,
-                                       stride: Any, padding: Any) -> None:
+@pytest.mark.parametrize(
+    "kernel_size, stride, padding", POOLS, ids=["tiles", "overlap_pad", "rect_overlap", "rect_pad"]
+)
+def test_max_pool_matches_the_cpu_code(
+    fast: HostFastPaths, layout: str, kernel_size: Any, stride: Any, padding: Any
+) -> None:
     rng = np.random.default_rng(6)
     # ties everywhere (a ReLU's zeros, repeated values), plus a -inf and a NaN
     x = np.maximum(rng.integers(-2, 3, (2, 3, 7, 6)), 0).astype(np.float64)
@@ -210,11 +258,19 @@ GEOMETRY_IDS = ["c1", "stride_pad_mixed", "channels_last", "groups_dilation", "d
 
 
 @pytest.mark.parametrize("layout", ["nchw", "nhwc"])
-@pytest.mark.parametrize("x_shape, w_shape, stride, padding, dilation, groups", GEOMETRIES,
-                         ids=GEOMETRY_IDS)
-def test_im2col_matches_the_cpu_layout(fast: HostFastPaths, layout: str, x_shape: Any,
-                                       w_shape: Any, stride: Any, padding: Any,
-                                       dilation: Any, groups: int) -> None:
+@pytest.mark.parametrize(
+    "x_shape, w_shape, stride, padding, dilation, groups", GEOMETRIES, ids=GEOMETRY_IDS
+)
+def test_im2col_matches_the_cpu_layout(
+    fast: HostFastPaths,
+    layout: str,
+    x_shape: Any,
+    w_shape: Any,
+    stride: Any,
+    padding: Any,
+    dilation: Any,
+    groups: int,
+) -> None:
     geo = ck.conv_geometry(x_shape, w_shape, stride, padding, dilation, groups)
     x = np.random.default_rng(3).standard_normal(x_shape)
     if layout == "nhwc":  # the layout convolution outputs have
@@ -227,19 +283,26 @@ def test_im2col_matches_the_cpu_layout(fast: HostFastPaths, layout: str, x_shape
     chw = ck.conv_geometry(x_shape, w_shape, stride, padding, dilation, groups, True)
     _, cg, kh, kw = w_shape
     k_axis = 2 if geo.channels_last else 1
-    shape = expected.shape[:k_axis] + (kh, kw, cg) + expected.shape[k_axis + 1:]
+    shape = expected.shape[:k_axis] + (kh, kw, cg) + expected.shape[k_axis + 1 :]
     permuted = np.moveaxis(expected.reshape(shape), k_axis + 2, k_axis).reshape(expected.shape)
     np.testing.assert_array_equal(fast.im2col(x, chw), permuted)
 
 
-@pytest.mark.parametrize("x_shape, w_shape, stride, padding, dilation, groups", GEOMETRIES,
-                         ids=GEOMETRY_IDS)
+@pytest.mark.parametrize(
+    "x_shape, w_shape, stride, padding, dilation, groups", GEOMETRIES, ids=GEOMETRY_IDS
+)
 @pytest.mark.parametrize("channel_major_k", [False, True], ids=["hwc", "chw"])
-def test_col2im_and_grad_input(fast: HostFastPaths, x_shape: Any, w_shape: Any, stride: Any,
-                               padding: Any, dilation: Any, groups: int,
-                               channel_major_k: bool) -> None:
-    geo = ck.conv_geometry(x_shape, w_shape, stride, padding, dilation, groups,
-                           channel_major_k)
+def test_col2im_and_grad_input(
+    fast: HostFastPaths,
+    x_shape: Any,
+    w_shape: Any,
+    stride: Any,
+    padding: Any,
+    dilation: Any,
+    groups: int,
+    channel_major_k: bool,
+) -> None:
+    geo = ck.conv_geometry(x_shape, w_shape, stride, padding, dilation, groups, channel_major_k)
     rng = np.random.default_rng(4)
     x = rng.standard_normal(x_shape)
     cols = rng.standard_normal(ck.im2col(np, x, geo).matrix.shape)
@@ -264,11 +327,18 @@ def test_standalone_source_declares_every_parameter() -> None:
     assert "T& gx = _p_gx[i];" in source and "const T& gx" not in source
 
 
-@pytest.mark.parametrize("x_shape, w_shape, stride, padding, dilation, groups", GEOMETRIES,
-                         ids=GEOMETRY_IDS)
-def test_conv_forward_with_the_kernel_im2col(fast: HostFastPaths, x_shape: Any, w_shape: Any,
-                                             stride: Any, padding: Any, dilation: Any,
-                                             groups: int) -> None:
+@pytest.mark.parametrize(
+    "x_shape, w_shape, stride, padding, dilation, groups", GEOMETRIES, ids=GEOMETRY_IDS
+)
+def test_conv_forward_with_the_kernel_im2col(
+    fast: HostFastPaths,
+    x_shape: Any,
+    w_shape: Any,
+    stride: Any,
+    padding: Any,
+    dilation: Any,
+    groups: int,
+) -> None:
     rng = np.random.default_rng(8)
     x, w, b = (rng.standard_normal(s) for s in (x_shape, w_shape, w_shape[:1]))
     conv = {"stride": stride, "padding": padding, "dilation": dilation, "groups": groups}
@@ -279,7 +349,10 @@ def test_conv_forward_with_the_kernel_im2col(fast: HostFastPaths, x_shape: Any, 
     grad_y = rng.standard_normal(found.shape)
     np.testing.assert_allclose(
         ck.conv2d_grad_weight(np, grad_y, cols, w_shape, **conv),
-        ck.conv2d_grad_weight(np, grad_y, x, w_shape, **conv), rtol=1e-12, atol=1e-12)
+        ck.conv2d_grad_weight(np, grad_y, x, w_shape, **conv),
+        rtol=1e-12,
+        atol=1e-12,
+    )
 
 
 @needs_nvcc

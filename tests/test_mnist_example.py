@@ -30,15 +30,22 @@ TABLE_HEADER = re.compile(
 def run_example(*args: str, module: bool = False) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     command = ["-m", "minitorch_accel", "train"] if module else [str(EXAMPLE)]
-    return subprocess.run([sys.executable, *command, *args], capture_output=True, text=True,
-                          env=env, cwd=ROOT, timeout=300)
+    return subprocess.run(
+        [sys.executable, *command, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=300,
+    )
 
 
 def parse_table(stdout: str) -> dict[str, str]:
     lines = [line for line in stdout.splitlines() if line.startswith("|")]
     assert len(lines) == 3, stdout
-    head, values = ([c.strip() for c in line.strip("|").split("|")] for line in (lines[0],
-                                                                                  lines[2]))
+    head, values = (
+        [c.strip() for c in line.strip("|").split("|")] for line in (lines[0], lines[2])
+    )
     return dict(zip(head, values, strict=True))
 
 
@@ -50,8 +57,9 @@ def params_of(path: Path) -> dict[str, np.ndarray]:
 
 
 def test_example_prints_the_summary_table(tmp_path: Path) -> None:
-    done = run_example(*QUICK, "--plot", str(tmp_path / "curves.png"),
-                       "--checkpoint", str(tmp_path / "run.npz"))
+    done = run_example(
+        *QUICK, "--plot", str(tmp_path / "curves.png"), "--checkpoint", str(tmp_path / "run.npz")
+    )
     assert done.returncode == 0, done.stderr
     assert TABLE_HEADER.search(done.stdout)
     row = parse_table(done.stdout)
@@ -60,8 +68,7 @@ def test_example_prints_the_summary_table(tmp_path: Path) -> None:
     accuracy = float(row["test accuracy"].rstrip("%"))
     ckpt = load_checkpoint(tmp_path / "run.npz")
     assert accuracy == pytest.approx(100 * ckpt["history"].val_accuracy[-1], abs=0.005)
-    assert float(row["final train loss"]) == pytest.approx(ckpt["history"].train_loss[-1],
-                                                           abs=5e-5)
+    assert float(row["final train loss"]) == pytest.approx(ckpt["history"].train_loss[-1], abs=5e-5)
     assert ckpt["metadata"]["config"]["limit"] == 256
     assert (tmp_path / "curves.png").read_bytes()[:4] == b"\x89PNG"
     assert "epoch 1/2" not in done.stderr  # --quiet: no progress bars
@@ -154,8 +161,7 @@ def test_ctrl_c_then_resume_matches_uninterrupted(
         (["--bogus"], r"unrecognized arguments: --bogus"),
     ],
 )
-def test_argument_errors(argv: list[str], message: str,
-                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_argument_errors(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert re.search(message, err), err
@@ -193,12 +199,24 @@ def test_missing_dataset_is_a_clean_error(
 
 
 def test_format_summary() -> None:
-    table = format_summary({"device": "cuda:0", "epochs": 3, "step_time": 0.00512,
-                            "train_loss": 0.123456, "test_accuracy": 0.98765,
-                            "wall_time": 12.34})
+    table = format_summary(
+        {
+            "device": "cuda:0",
+            "epochs": 3,
+            "step_time": 0.00512,
+            "train_loss": 0.123456,
+            "test_accuracy": 0.98765,
+            "wall_time": 12.34,
+        }
+    )
     lines = table.splitlines()
     assert TABLE_HEADER.match(lines[0]) and set(lines[1]) <= {"|", "-", " "}
     assert [c.strip() for c in lines[2].strip("|").split("|")] == [
-        "cuda:0", "3", "0.0051", "0.1235", "98.77%", "12.3"
+        "cuda:0",
+        "3",
+        "0.0051",
+        "0.1235",
+        "98.77%",
+        "12.3",
     ]
     assert len({len(line) for line in lines}) == 1  # the columns line up

@@ -49,10 +49,18 @@ def _tensors(rng: np.random.Generator, dtype: Any = np.float64) -> list[np.ndarr
     return [rng.standard_normal(n).astype(dtype) for n in SIZES]
 
 
-@pytest.mark.parametrize("momentum, dampening, nesterov, weight_decay, maximize", [
-    (0.0, 0.0, False, 0.0, False), (0.9, 0.0, True, 0.01, False), (0.5, 0.3, False, 0.1, True)])
-def test_sgd_many_equals_one_by_one(fast: HostFastPaths, momentum: float, dampening: float,
-                                    nesterov: bool, weight_decay: float, maximize: bool) -> None:
+@pytest.mark.parametrize(
+    "momentum, dampening, nesterov, weight_decay, maximize",
+    [(0.0, 0.0, False, 0.0, False), (0.9, 0.0, True, 0.01, False), (0.5, 0.3, False, 0.1, True)],
+)
+def test_sgd_many_equals_one_by_one(
+    fast: HostFastPaths,
+    momentum: float,
+    dampening: float,
+    nesterov: bool,
+    weight_decay: float,
+    maximize: bool,
+) -> None:
     rng = np.random.default_rng(0)
     params = _tensors(rng)
     bufs = [np.zeros_like(p) for p in params]
@@ -60,29 +68,76 @@ def test_sgd_many_equals_one_by_one(fast: HostFastPaths, momentum: float, dampen
     for step in range(3):
         grads = _tensors(rng)
         for p, g, b in zip(params, grads, bufs, strict=True):
-            sgd_update(np, p, g, b if momentum else None, 0.1, momentum, dampening, nesterov,
-                       weight_decay, maximize, step == 0)
-        assert fast.sgd_update_many(mine[0], grads, mine[1] if momentum else None, 0.1,
-                                    momentum, dampening, nesterov, weight_decay, maximize,
-                                    step == 0)
+            sgd_update(
+                np,
+                p,
+                g,
+                b if momentum else None,
+                0.1,
+                momentum,
+                dampening,
+                nesterov,
+                weight_decay,
+                maximize,
+                step == 0,
+            )
+        assert fast.sgd_update_many(
+            mine[0],
+            grads,
+            mine[1] if momentum else None,
+            0.1,
+            momentum,
+            dampening,
+            nesterov,
+            weight_decay,
+            maximize,
+            step == 0,
+        )
     for found, expected in zip(mine[0] + mine[1], params + bufs, strict=True):
         np.testing.assert_allclose(found, expected, rtol=1e-13)
 
 
 @pytest.mark.parametrize("amsgrad, decoupled", [(False, False), (True, True)])
-def test_adam_many_equals_one_by_one(fast: HostFastPaths, amsgrad: bool,
-                                     decoupled: bool) -> None:
+def test_adam_many_equals_one_by_one(fast: HostFastPaths, amsgrad: bool, decoupled: bool) -> None:
     rng = np.random.default_rng(1)
     state = [_tensors(rng)] + [[np.zeros(n) for n in SIZES] for _ in range(3)]
     mine = [[a.copy() for a in group] for group in state]
     for step in range(1, 4):
         grads = _tensors(rng)
         for p, g, m, v, vmax in zip(*state[:1], grads, *state[1:], strict=True):
-            adam_update(np, p, g, m, v, vmax if amsgrad else None, step, 0.01, 0.9, 0.999,
-                        1e-8, 0.1, decoupled, amsgrad, False)
-        assert fast.adam_update_many(mine[0], grads, mine[1], mine[2],
-                                     mine[3] if amsgrad else None, step, 0.01, 0.9, 0.999,
-                                     1e-8, 0.1, decoupled, amsgrad, False)
+            adam_update(
+                np,
+                p,
+                g,
+                m,
+                v,
+                vmax if amsgrad else None,
+                step,
+                0.01,
+                0.9,
+                0.999,
+                1e-8,
+                0.1,
+                decoupled,
+                amsgrad,
+                False,
+            )
+        assert fast.adam_update_many(
+            mine[0],
+            grads,
+            mine[1],
+            mine[2],
+            mine[3] if amsgrad else None,
+            step,
+            0.01,
+            0.9,
+            0.999,
+            1e-8,
+            0.1,
+            decoupled,
+            amsgrad,
+            False,
+        )
     for found, expected in zip(sum(mine, []), sum(state, []), strict=True):
         np.testing.assert_allclose(found, expected, rtol=1e-12)
 
@@ -94,8 +149,12 @@ def test_many_refuses_what_it_cannot_do_and_changes_nothing(fast: HostFastPaths)
     mixed = grads[:-1] + [grads[-1].astype(np.float32)]
     strided = grads[:-1] + [np.repeat(grads[-1], 2)[::2]]
     half = [p.astype(np.float16) for p in params]
-    for p, g in ((params, mixed), (params, strided), (half, [g.astype(np.float16) for g in grads]),
-                 (params, grads[:-1] + [grads[-1][:-1].copy()])):
+    for p, g in (
+        (params, mixed),
+        (params, strided),
+        (half, [g.astype(np.float16) for g in grads]),
+        (params, grads[:-1] + [grads[-1][:-1].copy()]),
+    ):
         assert not fast.sgd_update_many(p, g, None, 0.1, 0.0, 0.0, False, 0.0, False, True)
     for found, expected in zip(params, before, strict=True):
         np.testing.assert_array_equal(found, expected)
@@ -131,12 +190,18 @@ def foreach(fast: HostFastPaths) -> Iterator[type[ForeachBackend]]:
     registry.unregister("foreach")
 
 
-@pytest.mark.parametrize("make", [
-    lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01),
-    lambda ps: optim.Adam(ps, lr=0.01, amsgrad=True),
-    lambda ps: optim.AdamW(ps, lr=0.01)], ids=["sgd_nesterov", "adam_amsgrad", "adamw"])
-def test_optimizers_update_every_parameter_in_one_launch(foreach: type[ForeachBackend],
-                                                         make: Any) -> None:
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01),
+        lambda ps: optim.Adam(ps, lr=0.01, amsgrad=True),
+        lambda ps: optim.AdamW(ps, lr=0.01),
+    ],
+    ids=["sgd_nesterov", "adam_amsgrad", "adamw"],
+)
+def test_optimizers_update_every_parameter_in_one_launch(
+    foreach: type[ForeachBackend], make: Any
+) -> None:
     rng = np.random.default_rng(3)
     values = [rng.standard_normal(s) for s in [(4, 3), (3,), (2, 2, 2)]]
     results = []

@@ -34,8 +34,9 @@ def _windows(x: np.ndarray, kernel: Any, stride: Any, padding: Any, fill: float)
         yield (n, c, i, j), xp, index, (oh, ow)
 
 
-def reference_max(x: np.ndarray, gy: np.ndarray, kernel: Any, stride: Any,
-                  padding: Any) -> tuple[np.ndarray, np.ndarray]:
+def reference_max(
+    x: np.ndarray, gy: np.ndarray, kernel: Any, stride: Any, padding: Any
+) -> tuple[np.ndarray, np.ndarray]:
     """Max and its gradient, which goes to np.argmax: the first maximum in row-major order."""
     ph, pw = ck.pair(padding, "")
     y, gxp = np.zeros(gy.shape), None
@@ -46,11 +47,12 @@ def reference_max(x: np.ndarray, gy: np.ndarray, kernel: Any, stride: Any,
         first = np.unravel_index(np.argmax(win), win.shape)
         gxp[index][first] += gy[out]
     assert gxp is not None
-    return y, gxp[:, :, ph:ph + x.shape[2], pw:pw + x.shape[3]]
+    return y, gxp[:, :, ph : ph + x.shape[2], pw : pw + x.shape[3]]
 
 
-def reference_avg(x: np.ndarray, gy: np.ndarray, kernel: Any, stride: Any, padding: Any,
-                  count_include_pad: bool) -> tuple[np.ndarray, np.ndarray]:
+def reference_avg(
+    x: np.ndarray, gy: np.ndarray, kernel: Any, stride: Any, padding: Any, count_include_pad: bool
+) -> tuple[np.ndarray, np.ndarray]:
     ph, pw = ck.pair(padding, "")
     ones = np.pad(np.ones_like(x), ((0, 0), (0, 0), (ph, ph), (pw, pw)))
     y, gxp = np.zeros(gy.shape), None
@@ -60,13 +62,14 @@ def reference_avg(x: np.ndarray, gy: np.ndarray, kernel: Any, stride: Any, paddi
         y[out] = xp[index].sum() / count
         gxp[index] += gy[out] / count
     assert gxp is not None
-    return y, gxp[:, :, ph:ph + x.shape[2], pw:pw + x.shape[3]]
+    return y, gxp[:, :, ph : ph + x.shape[2], pw : pw + x.shape[3]]
 
 
 def _grad(shape: tuple[int, ...], args: tuple[Any, Any, Any]) -> np.ndarray:
     kernel, stride, padding = args
-    for _, _, _, (oh, ow) in _windows(np.zeros((1, 1, *shape[2:])), kernel, stride, padding,
-                                      fill=0.0):
+    for _, _, _, (oh, ow) in _windows(
+        np.zeros((1, 1, *shape[2:])), kernel, stride, padding, fill=0.0
+    ):
         return np.random.default_rng(5).standard_normal((*shape[:2], oh, ow))
     raise AssertionError
 
@@ -116,8 +119,10 @@ def test_avg_pool_matches_loops(case: Any, count_include_pad: bool) -> None:
         np.testing.assert_allclose(gx, gx_ref, rtol=1e-12, atol=1e-14)
 
 
-@pytest.mark.parametrize(("shape", "size"), [((2, 3, 8, 8), 1), ((2, 3, 9, 7), (4, 3)),
-                                             ((1, 2, 5, 5), (7, 2)), ((1, 1, 6, 6), 3)])
+@pytest.mark.parametrize(
+    ("shape", "size"),
+    [((2, 3, 8, 8), 1), ((2, 3, 9, 7), (4, 3)), ((1, 2, 5, 5), (7, 2)), ((1, 1, 6, 6), 3)],
+)
 def test_adaptive_avg_pool_matches_loops(shape: tuple[int, ...], size: Any) -> None:
     x = np.random.default_rng(2).standard_normal(shape)
     oh, ow = ck.pair(size, "")
@@ -131,18 +136,20 @@ def test_adaptive_avg_pool_matches_loops(shape: tuple[int, ...], size: Any) -> N
         count = (rows.stop - rows.start) * (cols.stop - cols.start)
         gx_ref[:, :, rows, cols] += gy[:, :, i, j][:, :, None, None] / count
     np.testing.assert_allclose(pk.adaptive_avg_pool2d_forward(np, x, size), y_ref, atol=1e-14)
-    np.testing.assert_allclose(pk.adaptive_avg_pool2d_backward(np, gy, shape), gx_ref,
-                               atol=1e-14)
+    np.testing.assert_allclose(pk.adaptive_avg_pool2d_backward(np, gy, shape), gx_ref, atol=1e-14)
 
 
-@pytest.mark.parametrize(("shape", "args", "message"), [
-    ((2, 3, 8), (2, None, 0), "4-D"),
-    ((2, 3, 8, 8), (0, None, 0), "must be positive"),
-    ((2, 3, 8, 8), (2, (1, 0), 0), "must be positive"),
-    ((2, 3, 8, 8), (2, None, 2), "at most half"),
-    ((2, 3, 8, 8), (3, None, -1), "must be >= 0"),
-    ((2, 3, 2, 8), (3, None, 0), "larger than the padded input"),
-])
+@pytest.mark.parametrize(
+    ("shape", "args", "message"),
+    [
+        ((2, 3, 8), (2, None, 0), "4-D"),
+        ((2, 3, 8, 8), (0, None, 0), "must be positive"),
+        ((2, 3, 8, 8), (2, (1, 0), 0), "must be positive"),
+        ((2, 3, 8, 8), (2, None, 2), "at most half"),
+        ((2, 3, 8, 8), (3, None, -1), "must be >= 0"),
+        ((2, 3, 2, 8), (3, None, 0), "larger than the padded input"),
+    ],
+)
 def test_pool_errors_name_the_shape(shape: tuple[int, ...], args: Any, message: str) -> None:
     for forward in (pk.max_pool2d_forward, pk.avg_pool2d_forward):
         with pytest.raises(ValueError, match=message) as info:
@@ -168,25 +175,34 @@ def test_matches_torch_float32(case: Any) -> None:
     shape, kernel, stride, padding = case
     x = np.maximum(np.round(np.random.default_rng(4).standard_normal(shape) * 2), 0)
     x = x.astype(np.float32)
-    for name, forward, backward in (("max", pk.max_pool2d_forward, pk.max_pool2d_backward),
-                                    ("avg", pk.avg_pool2d_forward, pk.avg_pool2d_backward)):
+    for name, forward, backward in (
+        ("max", pk.max_pool2d_forward, pk.max_pool2d_backward),
+        ("avg", pk.avg_pool2d_forward, pk.avg_pool2d_backward),
+    ):
         tx = torch.tensor(x, requires_grad=True)
         ty = getattr(functional, f"{name}_pool2d")(tx, kernel, stride, padding)
         gy = np.random.default_rng(6).standard_normal(tuple(ty.shape)).astype(np.float32)
         ty.backward(torch.from_numpy(gy))
         y = forward(np, x, kernel, stride, padding)
-        gx = backward(np, gy, x, y, kernel, stride, padding) if name == "max" else backward(
-            np, gy, x.shape, kernel, stride, padding)
+        gx = (
+            backward(np, gy, x, y, kernel, stride, padding)
+            if name == "max"
+            else backward(np, gy, x.shape, kernel, stride, padding)
+        )
         np.testing.assert_allclose(y, ty.detach().numpy(), rtol=1e-6, atol=1e-6)
         np.testing.assert_allclose(gx, tx.grad.numpy(), rtol=1e-6, atol=1e-6)
     tx = torch.tensor(x, requires_grad=True)
     ty = functional.adaptive_avg_pool2d(tx, (3, 2))
     ty.backward(torch.ones_like(ty))
-    np.testing.assert_allclose(pk.adaptive_avg_pool2d_forward(np, x, (3, 2)),
-                               ty.detach().numpy(), rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(pk.adaptive_avg_pool2d_backward(np, np.ones(ty.shape, np.float32),
-                                                               x.shape), tx.grad.numpy(),
-                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        pk.adaptive_avg_pool2d_forward(np, x, (3, 2)), ty.detach().numpy(), rtol=1e-5, atol=1e-6
+    )
+    np.testing.assert_allclose(
+        pk.adaptive_avg_pool2d_backward(np, np.ones(ty.shape, np.float32), x.shape),
+        tx.grad.numpy(),
+        rtol=1e-5,
+        atol=1e-6,
+    )
 
 
 # ----------------------------------------------------------------- autograd Functions

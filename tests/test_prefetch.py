@@ -116,8 +116,7 @@ def test_ring_reuses_buffers_after_their_copies_finish() -> None:
 def test_prefetch_to_the_host_copies_nothing() -> None:
     ds = TensorDataset(np.arange(40, dtype=np.float32).reshape(10, 4), np.arange(10))
     transfer_stats.reset()
-    found = [x.numpy() for x, _ in DataLoader(ds, batch_size=3, shuffle=True, seed=4,
-                                              device="cpu")]
+    found = [x.numpy() for x, _ in DataLoader(ds, batch_size=3, shuffle=True, seed=4, device="cpu")]
     expected = [x.numpy() for x, _ in DataLoader(ds, batch_size=3, shuffle=True, seed=4)]
     assert transfer_stats.copies == 0
     for f, e in zip(found, expected, strict=True):

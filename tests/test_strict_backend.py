@@ -108,8 +108,11 @@ def evaluate(
     results += [host(g) for g in grads]
     if order == 2:
         total = sum(
-            ((g * mta.tensor(rng.standard_normal(g.shape), dtype=g.dtype, device=device)).sum()
-             for g in grads if g.requires_grad),
+            (
+                (g * mta.tensor(rng.standard_normal(g.shape), dtype=g.dtype, device=device)).sum()
+                for g in grads
+                if g.requires_grad
+            ),
             mta.zeros((), dtype=out.dtype, device=device),
         )
         if total.requires_grad:
@@ -154,8 +157,12 @@ CASES = [
     ("clamp_min", lambda a: mta.clamp(a, min=0.1), [F(10)], 2),
     ("where", mta.where, [BOOL(3, 4), F(3, 4), F(4)], 2),
     ("where_scalar", lambda c, a: mta.where(c, a, 0.0), [BOOL(3, 4), F(3, 4)], 2),
-    ("comparisons", lambda a, b: mta.where((a >= b) == ~(a < b), a, b) + (a != b) * 1.0,
-     [F(3, 4), F(3, 4)], 2),
+    (
+        "comparisons",
+        lambda a, b: mta.where((a >= b) == ~(a < b), a, b) + (a != b) * 1.0,
+        [F(3, 4), F(3, 4)],
+        2,
+    ),
     ("cast_roundtrip", lambda a: a.float().double() * 2.0, [F(5)], 2),
     ("clone", lambda a: a.clone() * a, [F(5)], 2),
     ("int_arith", lambda i, j: i * 3 + j - 1, [INT(5, 4), INT(5, 4)], 0),
@@ -222,7 +229,8 @@ def test_linear() -> None:
 
 
 @pytest.mark.parametrize(
-    "kwargs", [{}, {"reduction": "sum"}, {"reduction": "none", "label_smoothing": 0.1}],
+    "kwargs",
+    [{}, {"reduction": "sum"}, {"reduction": "none", "label_smoothing": 0.1}],
     ids=["mean", "sum", "none_smoothing"],
 )
 def test_cross_entropy(kwargs: dict[str, Any]) -> None:
@@ -284,9 +292,12 @@ def test_conv2d(kwargs: dict[str, Any], channels: int) -> None:
 @needs_pool
 @pytest.mark.parametrize(
     "name, kwargs",
-    [("max_pool2d", {"kernel_size": 2}),
-     ("max_pool2d", {"kernel_size": 3, "stride": 1, "padding": 1}),
-     ("avg_pool2d", {"kernel_size": 2}), ("adaptive_avg_pool2d", {"output_size": 3})],
+    [
+        ("max_pool2d", {"kernel_size": 2}),
+        ("max_pool2d", {"kernel_size": 3, "stride": 1, "padding": 1}),
+        ("avg_pool2d", {"kernel_size": 2}),
+        ("adaptive_avg_pool2d", {"output_size": 3}),
+    ],
     ids=["max2", "max3_pad", "avg2", "adaptive"],
 )
 def test_pooling(name: str, kwargs: dict[str, Any]) -> None:
@@ -308,17 +319,22 @@ def test_conv_kernels(channels: int, kwargs: dict[str, Any]) -> None:
     w = rng.standard_normal((4, channels // groups, 3, 3))
     b = rng.standard_normal(4)
     y, cols = ck.conv2d_forward(np, x, w, b, **kwargs)
-    ys, cols_s = ck.conv2d_forward(STRICT, STRICT.asarray(x), STRICT.asarray(w),
-                                   STRICT.asarray(b), **kwargs)
+    ys, cols_s = ck.conv2d_forward(
+        STRICT, STRICT.asarray(x), STRICT.asarray(w), STRICT.asarray(b), **kwargs
+    )
     gy = rng.standard_normal(y.shape)
     gy_s = STRICT.asarray(gy)
     pairs = [
         (ys, y),
         (cols_s.matrix, cols.matrix),
-        (ck.conv2d_grad_input(STRICT, gy_s, STRICT.asarray(w), x.shape, **kwargs),
-         ck.conv2d_grad_input(np, gy, w, x.shape, **kwargs)),
-        (ck.conv2d_grad_weight(STRICT, gy_s, cols_s, w.shape, **kwargs),
-         ck.conv2d_grad_weight(np, gy, cols, w.shape, **kwargs)),
+        (
+            ck.conv2d_grad_input(STRICT, gy_s, STRICT.asarray(w), x.shape, **kwargs),
+            ck.conv2d_grad_input(np, gy, w, x.shape, **kwargs),
+        ),
+        (
+            ck.conv2d_grad_weight(STRICT, gy_s, cols_s, w.shape, **kwargs),
+            ck.conv2d_grad_weight(np, gy, cols, w.shape, **kwargs),
+        ),
         (ck.conv2d_grad_bias(STRICT, gy_s), ck.conv2d_grad_bias(np, gy)),
     ]
     for found, expected in pairs:
@@ -328,9 +344,12 @@ def test_conv_kernels(channels: int, kwargs: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize(
     "name, kwargs",
-    [("max", {"kernel_size": 2}), ("max", {"kernel_size": 3, "stride": 1, "padding": 1}),
-     ("avg", {"kernel_size": 2}),
-     ("avg", {"kernel_size": 3, "stride": 2, "padding": 1, "count_include_pad": False})],
+    [
+        ("max", {"kernel_size": 2}),
+        ("max", {"kernel_size": 3, "stride": 1, "padding": 1}),
+        ("avg", {"kernel_size": 2}),
+        ("avg", {"kernel_size": 3, "stride": 2, "padding": 1, "count_include_pad": False}),
+    ],
     ids=["max2", "max3_pad", "avg2", "avg3_no_pad_count"],
 )
 def test_pool_kernels(name: str, kwargs: dict[str, Any]) -> None:
@@ -383,10 +402,14 @@ def test_numpy_values_into_device_tensors(how: str) -> None:
 
 @pytest.mark.parametrize(
     "make",
-    [lambda d: mta.zeros(2, 3, device=d), lambda d: mta.full((2,), 3.0, device=d),
-     lambda d: mta.arange(0, 1, 0.25, device=d), lambda d: mta.eye(3, device=d),
-     lambda d: mta.ones_like(mta.empty(2, device=d)),
-     lambda d: mta.tensor([[1, 2]], device=d) * 2.5],
+    [
+        lambda d: mta.zeros(2, 3, device=d),
+        lambda d: mta.full((2,), 3.0, device=d),
+        lambda d: mta.arange(0, 1, 0.25, device=d),
+        lambda d: mta.eye(3, device=d),
+        lambda d: mta.ones_like(mta.empty(2, device=d)),
+        lambda d: mta.tensor([[1, 2]], device=d) * 2.5,
+    ],
     ids=["zeros", "full", "arange", "eye", "ones_like_empty", "int_times_float"],
 )
 def test_factories(make: Callable[[str], Tensor]) -> None:
@@ -397,8 +420,11 @@ def test_factories(make: Callable[[str], Tensor]) -> None:
 
 def test_random_factories_and_transfers(transfers: Any) -> None:
     mta.manual_seed(5)
-    samples = [mta.rand(50, device=STRICT_DEVICE), mta.randn(50, device=STRICT_DEVICE),
-               mta.randint(0, 4, (50,), device=STRICT_DEVICE)]
+    samples = [
+        mta.rand(50, device=STRICT_DEVICE),
+        mta.randn(50, device=STRICT_DEVICE),
+        mta.randint(0, 4, (50,), device=STRICT_DEVICE),
+    ]
     assert all(isinstance(t.data, StrictArray) for t in samples)
     mta.manual_seed(5)
     np.testing.assert_array_equal(host(mta.rand(50, device=STRICT_DEVICE)), host(samples[0]))
@@ -409,17 +435,22 @@ def test_random_factories_and_transfers(transfers: Any) -> None:
     assert x.grad is not None and host(x.grad).tolist() == [3.0] * 4
     # forward: cpu -> strict:2 -> STRICT_DEVICE; the gradient comes back the same way
     assert transfers.as_dict() == {
-        "host_to_device": 16, "device_to_device": 32, "device_to_host": 16, "copies": 4
+        "host_to_device": 16,
+        "device_to_device": 32,
+        "device_to_host": 16,
+        "copies": 4,
     }
 
 
 # ------------------------------------------------------------------ optimizers, modules
 @pytest.mark.parametrize(
     "make",
-    [lambda p: optim.SGD(p, lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01),
-     lambda p: optim.SGD(p, lr=0.1, momentum=0.5, dampening=0.3, maximize=True),
-     lambda p: optim.Adam(p, lr=0.1, amsgrad=True, weight_decay=0.1),
-     lambda p: optim.AdamW(p, lr=0.1)],
+    [
+        lambda p: optim.SGD(p, lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01),
+        lambda p: optim.SGD(p, lr=0.1, momentum=0.5, dampening=0.3, maximize=True),
+        lambda p: optim.Adam(p, lr=0.1, amsgrad=True, weight_decay=0.1),
+        lambda p: optim.AdamW(p, lr=0.1),
+    ],
     ids=["sgd_nesterov", "sgd_dampening_maximize", "adam_amsgrad", "adamw"],
 )
 def test_optimizers(make: Callable[[list[Tensor]], Any]) -> None:

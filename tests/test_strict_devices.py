@@ -67,8 +67,9 @@ def test_the_stand_in_refuses_work_away_from_an_arrays_device() -> None:
 
 
 # ------------------------------------------------------------------ training on device 2
-def train_lenet(device: str, make_opt: Callable[[Any], optim.Optimizer],
-                steps: int = 2) -> tuple[list[float], list[np.ndarray]]:
+def train_lenet(
+    device: str, make_opt: Callable[[Any], optim.Optimizer], steps: int = 2
+) -> tuple[list[float], list[np.ndarray]]:
     mta.manual_seed(0)
     model = nn.Sequential(LeNet(), nn.Dropout(0.0)).to(device)
     opt = make_opt(model.parameters())
@@ -88,13 +89,18 @@ def train_lenet(device: str, make_opt: Callable[[Any], optim.Optimizer],
     return losses, [host(p) for p in model.parameters()]
 
 
-@pytest.mark.parametrize("make_opt", [
-    lambda p: optim.SGD(p, lr=0.05, momentum=0.9, nesterov=True, weight_decay=1e-3),
-    lambda p: optim.Adam(p, lr=1e-3, amsgrad=True),
-    lambda p: optim.AdamW(p, lr=1e-3),
-], ids=["sgd", "adam", "adamw"])
+@pytest.mark.parametrize(
+    "make_opt",
+    [
+        lambda p: optim.SGD(p, lr=0.05, momentum=0.9, nesterov=True, weight_decay=1e-3),
+        lambda p: optim.Adam(p, lr=1e-3, amsgrad=True),
+        lambda p: optim.AdamW(p, lr=1e-3),
+    ],
+    ids=["sgd", "adam", "adamw"],
+)
 def test_lenet_trains_on_the_second_device_as_on_the_cpu(
-        make_opt: Callable[[Any], optim.Optimizer]) -> None:
+    make_opt: Callable[[Any], optim.Optimizer],
+) -> None:
     expected = train_lenet("cpu", make_opt)
     found = train_lenet(DEV, make_opt)
     np.testing.assert_allclose(found[0], expected[0], rtol=1e-5)
@@ -104,8 +110,9 @@ def test_lenet_trains_on_the_second_device_as_on_the_cpu(
 
 def test_batchnorm_eval_and_state_dicts_on_the_second_device() -> None:
     mta.manual_seed(1)
-    model = nn.Sequential(nn.Conv2d(1, 4, 3), nn.BatchNorm2d(4), nn.ReLU(), nn.Flatten(),
-                          nn.Linear(4 * 6 * 6, 3))
+    model = nn.Sequential(
+        nn.Conv2d(1, 4, 3), nn.BatchNorm2d(4), nn.ReLU(), nn.Flatten(), nn.Linear(4 * 6 * 6, 3)
+    )
     reference = copy.deepcopy(model)
     model.to(DEV)
     opt = optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
@@ -126,8 +133,9 @@ def test_batchnorm_eval_and_state_dicts_on_the_second_device() -> None:
 
 
 def test_autocast_and_grad_scaler_on_the_second_device() -> None:
-    w = mta.tensor(np.linspace(-1, 1, 12).reshape(4, 3), dtype=mta.float32, device=DEV,
-                   requires_grad=True)
+    w = mta.tensor(
+        np.linspace(-1, 1, 12).reshape(4, 3), dtype=mta.float32, device=DEV, requires_grad=True
+    )
     x = mta.ones(2, 4, device=DEV)
     opt = optim.SGD([w], lr=0.1)
     scaler = GradScaler(init_scale=1024.0)
@@ -165,8 +173,13 @@ def test_towers_on_three_devices_match_one_model(reduce: str) -> None:
     mta.manual_seed(3)
     model = nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 3))
     reference = copy.deepcopy(model)
-    trainer = TowerTrainer(model, F.cross_entropy, optim.SGD(model.parameters(), lr=0.1),
-                           ["strict:1", "strict:2", "strict:3"], reduce)
+    trainer = TowerTrainer(
+        model,
+        F.cross_entropy,
+        optim.SGD(model.parameters(), lr=0.1),
+        ["strict:1", "strict:2", "strict:3"],
+        reduce,
+    )
     ref_opt = optim.SGD(reference.parameters(), lr=0.1)
     rng = np.random.default_rng(0)
     for _ in range(2):
@@ -185,19 +198,38 @@ def test_fit_evaluate_and_resume_on_the_second_device(tmp_path: Any) -> None:
     from minitorch_accel.train import evaluate, fit
 
     rng = np.random.default_rng(4)
-    data = TensorDataset(rng.standard_normal((24, 1, 8, 8)).astype(np.float32),
-                         rng.integers(0, 3, 24))
+    data = TensorDataset(
+        rng.standard_normal((24, 1, 8, 8)).astype(np.float32), rng.integers(0, 3, 24)
+    )
     results = []
     for device in ("cpu", DEV):
         mta.manual_seed(5)
-        model = nn.Sequential(nn.Conv2d(1, 2, 3), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
-                              nn.Linear(18, 3))
+        model = nn.Sequential(
+            nn.Conv2d(1, 2, 3), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(18, 3)
+        )
         opt = optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
         loader = DataLoader(data, batch_size=8, shuffle=True, seed=1)
-        history = fit(model, loader, opt, nn.CrossEntropyLoss(), epochs=1, device=device,
-                      val_loader=loader, progress=False, checkpoint=tmp_path / f"{device}.ckpt")
-        history = fit(model, loader, opt, nn.CrossEntropyLoss(), epochs=2, device=device,
-                      progress=False, resume=tmp_path / f"{device}.ckpt")
+        history = fit(
+            model,
+            loader,
+            opt,
+            nn.CrossEntropyLoss(),
+            epochs=1,
+            device=device,
+            val_loader=loader,
+            progress=False,
+            checkpoint=tmp_path / f"{device}.ckpt",
+        )
+        history = fit(
+            model,
+            loader,
+            opt,
+            nn.CrossEntropyLoss(),
+            epochs=2,
+            device=device,
+            progress=False,
+            resume=tmp_path / f"{device}.ckpt",
+        )
         scores = evaluate(model, loader, nn.CrossEntropyLoss(), device=device)
         last = history.last()
         results.append((last["train_loss"], last["val_loss"], scores["loss"], scores["accuracy"]))

@@ -83,9 +83,7 @@ def test_benchmark_result_statistics() -> None:
     assert result.median == 0.003 and result.min == 0.001 and result.max == 0.010
     assert result.mean == pytest.approx(0.004)
     assert result.stdev == pytest.approx(statistics.stdev(result.times))
-    assert str(result) == (
-        "median 3.000 ms (mean 4.000, min 1.000, max 10.000; 5 runs on cuda:0)"
-    )
+    assert str(result) == ("median 3.000 ms (mean 4.000, min 1.000, max 10.000; 5 runs on cuda:0)")
     assert BenchmarkResult((0.5,)).stdev == 0.0
 
 

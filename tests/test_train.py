@@ -49,8 +49,14 @@ def mlp(seed: int, dropout: float = 0.0) -> nn.Module:
 class Setup:
     """A model, optimizer, one-cycle schedule and seeded loaders, built the same way twice."""
 
-    def __init__(self, data: tuple[Any, Any], epochs: int, init_seed: int = 0,
-                 loader_seed: int = 7, dropout: float = 0.0) -> None:
+    def __init__(
+        self,
+        data: tuple[Any, Any],
+        epochs: int,
+        init_seed: int = 0,
+        loader_seed: int = 7,
+        dropout: float = 0.0,
+    ) -> None:
         train, test = data
         self.model = mlp(init_seed, dropout)
         self.loader = DataLoader(train, batch_size=BATCH, shuffle=True, seed=loader_seed)
@@ -63,8 +69,16 @@ class Setup:
 
     def fit(self, **kwargs: Any) -> History:
         kwargs.setdefault("progress", False)
-        return fit(self.model, self.loader, self.opt, nn.CrossEntropyLoss(), self.epochs,
-                   val_loader=self.val, scheduler=self.sched, **kwargs)
+        return fit(
+            self.model,
+            self.loader,
+            self.opt,
+            nn.CrossEntropyLoss(),
+            self.epochs,
+            val_loader=self.val,
+            scheduler=self.sched,
+            **kwargs,
+        )
 
     def params(self) -> list[np.ndarray]:
         return [p.detach().numpy().copy() for p in self.model.parameters()]
@@ -73,8 +87,9 @@ class Setup:
 class StopAt(Callback):
     """Raise KeyboardInterrupt after batch ``batch`` of epoch ``epoch`` (or at its end)."""
 
-    def __init__(self, epoch: int, batch: int | None,
-                 action: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self, epoch: int, batch: int | None, action: Callable[[], None] | None = None
+    ) -> None:
         self.epoch, self.batch, self.action = epoch, batch, action
         self.current = -1
 
@@ -110,8 +125,9 @@ def test_fit_learns_mnist_slice(mnist: tuple[Any, Any]) -> None:
     assert final["accuracy"] == history.val_accuracy[-1]
     assert final["loss"] == pytest.approx(history.val_loss[-1], rel=1e-12)
     batches = TRAIN_N // BATCH
-    for t, s, rate in zip(history.epoch_time, history.step_time, history.samples_per_s,
-                          strict=True):
+    for t, s, rate in zip(
+        history.epoch_time, history.step_time, history.samples_per_s, strict=True
+    ):
         assert s == pytest.approx(t / batches) and rate == pytest.approx(TRAIN_N / t)
     assert history.lr[-1] < 1e-3  # the one-cycle schedule ran to its end, batch by batch
 
@@ -163,12 +179,22 @@ def test_epoch_scheduler_and_start_epoch() -> None:
     opt = optim.SGD(model.parameters(), lr=1.0)
     sched = optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.5)
     loader = DataLoader(ds, batch_size=2)
-    history = fit(model, loader, opt, nn.CrossEntropyLoss(), epochs=4, scheduler=sched,
-                  scheduler_interval="epoch", start_epoch=1, progress=False)
+    history = fit(
+        model,
+        loader,
+        opt,
+        nn.CrossEntropyLoss(),
+        epochs=4,
+        scheduler=sched,
+        scheduler_interval="epoch",
+        start_epoch=1,
+        progress=False,
+    )
     assert history.epoch == [1, 2, 3]
     assert history.lr == [0.5, 0.25, 0.125]
-    more = fit(model, loader, opt, nn.CrossEntropyLoss(), epochs=5, history=history,
-               progress=False)  # continues after the epochs already in the history
+    more = fit(
+        model, loader, opt, nn.CrossEntropyLoss(), epochs=5, history=history, progress=False
+    )  # continues after the epochs already in the history
     assert more is history and more.epoch == [1, 2, 3, 4]
 
 
@@ -178,16 +204,18 @@ def test_fit_argument_errors(mnist: tuple[Any, Any]) -> None:
         fit(setup.model, setup.loader, setup.opt, nn.CrossEntropyLoss(), -1)
     with pytest.raises(ValueError, match="scheduler_interval must be 'batch' or 'epoch'"):
         setup.fit(scheduler_interval="step")
-    triples = DataLoader(TensorDataset(np.zeros((4, 784), np.float32), np.arange(4),
-                                       np.arange(4)), batch_size=2)
+    triples = DataLoader(
+        TensorDataset(np.zeros((4, 784), np.float32), np.arange(4), np.arange(4)), batch_size=2
+    )
     with pytest.raises(ValueError, match=r"expects \(inputs, targets\) batches, got 3 fields"):
         fit(setup.model, triples, setup.opt, nn.CrossEntropyLoss(), 1, progress=False)
     with pytest.raises(TypeError, match="callbacks must be Callback instances"):
         setup.fit(callbacks=[print])
 
 
-def test_amp_is_reported_when_unavailable(mnist: tuple[Any, Any],
-                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_amp_is_reported_when_unavailable(
+    mnist: tuple[Any, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
     import minitorch_accel.amp as amp
 
     monkeypatch.delattr(amp, "autocast", raising=False)
@@ -211,8 +239,9 @@ def test_amp_trains_and_resumes(mnist: tuple[Any, Any], tmp_path: Path) -> None:
         np.testing.assert_array_equal(pa, pb)
 
 
-def test_progress_bar_goes_to_stderr(mnist: tuple[Any, Any],
-                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_progress_bar_goes_to_stderr(
+    mnist: tuple[Any, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
     Setup(mnist, epochs=1).fit(progress=True)
     out, err = capsys.readouterr()
     assert out == ""
@@ -227,10 +256,26 @@ def test_progress_bar_goes_to_stderr(mnist: tuple[Any, Any],
 
 def test_history_round_trip(tmp_path: Path) -> None:
     h = History()
-    h.append(0, train_loss=1.5, train_accuracy=0.5, epoch_time=2.0, step_time=0.1,
-             samples_per_s=500.0, lr=0.1)
-    h.append(1, train_loss=0.5, train_accuracy=0.9, val_loss=0.6, val_accuracy=0.8,
-             epoch_time=2.0, step_time=0.1, samples_per_s=500.0, lr=0.05)
+    h.append(
+        0,
+        train_loss=1.5,
+        train_accuracy=0.5,
+        epoch_time=2.0,
+        step_time=0.1,
+        samples_per_s=500.0,
+        lr=0.1,
+    )
+    h.append(
+        1,
+        train_loss=0.5,
+        train_accuracy=0.9,
+        val_loss=0.6,
+        val_accuracy=0.8,
+        epoch_time=2.0,
+        step_time=0.1,
+        samples_per_s=500.0,
+        lr=0.05,
+    )
     data = h.to_dict()
     assert list(data) == list(COLUMNS)
     assert data["train_loss"] == [1.5, 0.5] and math.isnan(data["val_loss"][0])
@@ -263,16 +308,20 @@ def test_history_errors() -> None:
 
 
 @pytest.mark.parametrize("stop", [(1, 6), (0, None)], ids=["mid-epoch", "epoch-end"])
-def test_resume_equals_uninterrupted(mnist: tuple[Any, Any], tmp_path: Path,
-                                     stop: tuple[int, int | None],
-                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_resume_equals_uninterrupted(
+    mnist: tuple[Any, Any],
+    tmp_path: Path,
+    stop: tuple[int, int | None],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     full = Setup(mnist, epochs=3, dropout=0.25)
     reference = full.fit()
 
     path = tmp_path / "run.npz"
     first = Setup(mnist, epochs=3, dropout=0.25)
-    partial = first.fit(callbacks=[StopAt(*stop)], checkpoint=tmp_path / "epochs.npz",
-                        interrupt_checkpoint=path)
+    partial = first.fit(
+        callbacks=[StopAt(*stop)], checkpoint=tmp_path / "epochs.npz", interrupt_checkpoint=path
+    )
     err = capsys.readouterr().err
     assert f"checkpoint saved to {path}" in err and f"fit(..., resume='{path}')" in err
     assert len(partial) == stop[0] + (stop[1] is None)
@@ -290,8 +339,9 @@ def test_resume_equals_uninterrupted(mnist: tuple[Any, Any], tmp_path: Path,
         np.testing.assert_array_equal(pa, pb)
 
 
-def test_ctrl_c_stops_after_the_batch(mnist: tuple[Any, Any], tmp_path: Path,
-                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_ctrl_c_stops_after_the_batch(
+    mnist: tuple[Any, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     setup = Setup(mnist, epochs=2)
     seen: list[int] = []
 
@@ -300,8 +350,11 @@ def test_ctrl_c_stops_after_the_batch(mnist: tuple[Any, Any], tmp_path: Path,
             seen.append(batch)
 
     ctrl_c = StopAt(0, 3, action=lambda: signal.raise_signal(signal.SIGINT))
-    history = setup.fit(callbacks=[ctrl_c, Count()], checkpoint=tmp_path / "c.npz",
-                        resume_command="python train.py --resume {path}")
+    history = setup.fit(
+        callbacks=[ctrl_c, Count()],
+        checkpoint=tmp_path / "c.npz",
+        resume_command="python train.py --resume {path}",
+    )
     assert seen == [0, 1, 2, 3] and len(history) == 0
     err = capsys.readouterr().err
     assert "stopping after this batch" in err
@@ -321,8 +374,9 @@ def test_second_ctrl_c_aborts(mnist: tuple[Any, Any], tmp_path: Path) -> None:
     assert not (tmp_path / "c.npz").exists()
 
 
-def test_interrupt_without_path_saves_nothing(mnist: tuple[Any, Any], tmp_path: Path,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_interrupt_without_path_saves_nothing(
+    mnist: tuple[Any, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     history = Setup(mnist, epochs=2).fit(callbacks=[StopAt(0, None)])
     assert len(history) == 1
     assert "no checkpoint path was given, nothing saved" in capsys.readouterr().err
@@ -397,8 +451,13 @@ def test_plot_history(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     h = History()
     for e in range(3):
-        h.append(e, train_loss=1.0 / (e + 1), train_accuracy=0.5 + 0.1 * e,
-                 val_loss=1.2 / (e + 1), val_accuracy=0.45 + 0.1 * e)
+        h.append(
+            e,
+            train_loss=1.0 / (e + 1),
+            train_accuracy=0.5 + 0.1 * e,
+            val_loss=1.2 / (e + 1),
+            val_accuracy=0.45 + 0.1 * e,
+        )
     out = plot_history(h, tmp_path / "sub" / "curves.png", title="run")
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 5000
     with pytest.raises(ValueError, match="history is empty"):
@@ -429,8 +488,9 @@ def test_fit_on_gpu_and_resume_on_cpu(mnist: tuple[Any, Any], tmp_path: Path) ->
     assert history.val_accuracy[-1] >= 0.85 and history.samples_per_s[-1] > 0
     # stopped on the GPU, continued on the CPU
     gpu = Setup(mnist, epochs=2)
-    partial = gpu.fit(device="cuda", callbacks=[StopAt(0, 9)],
-                      interrupt_checkpoint=tmp_path / "gpu.npz")
+    partial = gpu.fit(
+        device="cuda", callbacks=[StopAt(0, 9)], interrupt_checkpoint=tmp_path / "gpu.npz"
+    )
     assert len(partial) == 0
     cpu = Setup(mnist, epochs=2, init_seed=5)
     resumed = cpu.fit(resume=load_checkpoint(tmp_path / "gpu.npz", map_location="cpu"))

@@ -81,8 +81,7 @@ def make_graph(out_dir: Path) -> list[Path]:
         same_row = y0 == y1
         start = (x0 + 0.55, y0) if same_row else (x0, y0 + 0.3)
         end = (x1 - 0.55, y1) if same_row else (x1 + 0.25 * (x0 - x1), y1 - 0.3)
-        ax.annotate("", xy=end, xytext=start,
-                    arrowprops={"arrowstyle": "->", "color": "0.35"})
+        ax.annotate("", xy=end, xytext=start, arrowprops={"arrowstyle": "->", "color": "0.35"})
     for key, node in nodes.items():
         if isinstance(node, Tensor):
             label = names.get(key, "const")
@@ -91,17 +90,31 @@ def make_graph(out_dir: Path) -> list[Path]:
         else:
             label = f"{type(node).__name__}\n(Function)"
             face = "#cddcf0"
-        ax.text(*pos[key], label, ha="center", va="center", fontsize=9,
-                bbox={"boxstyle": "round,pad=0.4", "facecolor": face, "edgecolor": "0.3"})
+        ax.text(
+            *pos[key],
+            label,
+            ha="center",
+            va="center",
+            fontsize=9,
+            bbox={"boxstyle": "round,pad=0.4", "facecolor": face, "edgecolor": "0.3"},
+        )
     xs = [p[0] for p in pos.values()]
     ys = [p[1] for p in pos.values()]
     ax.text(max(xs) + 0.9, 0, f"loss\n{loss.item():.4f}", ha="left", va="center", fontsize=9)
-    ax.annotate("", xy=(max(xs) + 0.85, 0), xytext=(max(xs) + 0.55, 0),
-                arrowprops={"arrowstyle": "->", "color": "0.35"})
-    ax.text(min(xs), min(ys) - 0.9,
-            "forward: left to right.  backward(): the same edges, right to left, in reverse "
-            "topological order.  green = requires_grad leaf, grey = constant",
-            fontsize=8, color="0.25")
+    ax.annotate(
+        "",
+        xy=(max(xs) + 0.85, 0),
+        xytext=(max(xs) + 0.55, 0),
+        arrowprops={"arrowstyle": "->", "color": "0.35"},
+    )
+    ax.text(
+        min(xs),
+        min(ys) - 0.9,
+        "forward: left to right.  backward(): the same edges, right to left, in reverse "
+        "topological order.  green = requires_grad leaf, grey = constant",
+        fontsize=8,
+        color="0.25",
+    )
     ax.set_xlim(min(xs) - 0.8, max(xs) + 1.7)
     ax.set_ylim(min(ys) - 1.2, max(ys) + 0.6)
     ax.axis("off")

@@ -28,15 +28,30 @@ def small_example() -> dict[str, Any]:
     return {"x": x[0, 0], "w": w[0, 0], "rows": rows.copy(), "y": np.asarray(y[0, 0])}
 
 
-def _grid(ax: Any, values: np.ndarray, x0: float, y0: float, fill: list[str] | None = None,
-          fmt: str = "{:.0f}") -> None:
+def _grid(
+    ax: Any,
+    values: np.ndarray,
+    x0: float,
+    y0: float,
+    fill: list[str] | None = None,
+    fmt: str = "{:.0f}",
+) -> None:
     """Draw ``values`` as a grid of numbered cells with its top-left corner at (x0, y0)."""
     from matplotlib.patches import Rectangle
 
     for (i, j), v in np.ndenumerate(values):
         face = fill[i] if fill is not None else "white"
-        ax.add_patch(Rectangle((x0 + j, y0 - i - 1), 1, 1, facecolor=face, alpha=0.25
-                               if fill is not None else 1, edgecolor="0.5", lw=0.6))
+        ax.add_patch(
+            Rectangle(
+                (x0 + j, y0 - i - 1),
+                1,
+                1,
+                facecolor=face,
+                alpha=0.25 if fill is not None else 1,
+                edgecolor="0.5",
+                lw=0.6,
+            )
+        )
         ax.text(x0 + j + 0.5, y0 - i - 0.5, fmt.format(v), ha="center", va="center", fontsize=8)
 
 
@@ -50,8 +65,16 @@ def make_im2col(out_dir: Path) -> list[Path]:
     _grid(ax, ex["x"], 0, 4)
     for k, (i, j) in enumerate([(0, 0), (0, 1), (1, 0), (1, 1)]):
         pad = 0.06 * (k + 1)
-        ax.add_patch(Rectangle((j + pad, 4 - i - 3 + pad), 3 - 2 * pad, 3 - 2 * pad,
-                               fill=False, edgecolor=COLORS[k], lw=2))
+        ax.add_patch(
+            Rectangle(
+                (j + pad, 4 - i - 3 + pad),
+                3 - 2 * pad,
+                3 - 2 * pad,
+                fill=False,
+                edgecolor=COLORS[k],
+                lw=2,
+            )
+        )
     ax.text(2, 4.4, "input x (1x1x4x4)\nfour 3x3 windows", ha="center", fontsize=9)
     _grid(ax, ex["rows"], 5.5, 4, fill=COLORS)
     ax.text(10, 4.4, "cols = im2col(x)\none window per row (4 x 9)", ha="center", fontsize=9)
@@ -75,8 +98,9 @@ def make_im2col(out_dir: Path) -> list[Path]:
 LAYERS = {"conv1": ((64, 1, 28, 28), (32, 1, 3, 3)), "conv2": ((64, 32, 13, 13), (64, 32, 3, 3))}
 
 
-def layer_calls(x_shape: tuple[int, ...], w_shape: tuple[int, ...]
-                ) -> dict[str, tuple[Callable[[], object], Callable[[], object]]]:
+def layer_calls(
+    x_shape: tuple[int, ...], w_shape: tuple[int, ...]
+) -> dict[str, tuple[Callable[[], object], Callable[[], object]]]:
     """For each pass of one conv layer: (the whole kernel, its GEMM alone).
 
     "GEMM alone" multiplies the layer's own operands (the cols matrix, the weight matrix,
@@ -96,15 +120,24 @@ def layer_calls(x_shape: tuple[int, ...], w_shape: tuple[int, ...]
     w_ok = ck.weight_matrix(np, w, 1)[0]
     gy_mo = ck.grad_rows(np, gy, geo).copy()
     m, k, o = geo.rows, w_ok.shape[1], w_shape[0]
-    out_mo, out_ok, out_mk = (np.empty((m, o), np.float32), np.empty((o, k), np.float32),
-                              np.empty((m, k), np.float32))
+    out_mo, out_ok, out_mk = (
+        np.empty((m, o), np.float32),
+        np.empty((o, k), np.float32),
+        np.empty((m, k), np.float32),
+    )
     calls: dict[str, tuple[Callable[[], object], Callable[[], object]]] = {
-        "forward": (lambda: ck.conv2d_forward(np, x, w),
-                    lambda: np.matmul(rows_mk, w_ok.T, out=out_mo)),
-        "grad weight": (lambda: ck.conv2d_grad_weight(np, gy, cols, w_shape),
-                        lambda: np.matmul(gy_mo.T, rows_mk, out=out_ok)),
-        "grad input": (lambda: ck.conv2d_grad_input(np, gy, w, x_shape),
-                       lambda: np.matmul(gy_mo, w_ok, out=out_mk)),
+        "forward": (
+            lambda: ck.conv2d_forward(np, x, w),
+            lambda: np.matmul(rows_mk, w_ok.T, out=out_mo),
+        ),
+        "grad weight": (
+            lambda: ck.conv2d_grad_weight(np, gy, cols, w_shape),
+            lambda: np.matmul(gy_mo.T, rows_mk, out=out_ok),
+        ),
+        "grad input": (
+            lambda: ck.conv2d_grad_input(np, gy, w, x_shape),
+            lambda: np.matmul(gy_mo, w_ok, out=out_mk),
+        ),
     }
     if x_shape[1] == 1:  # the first layer: the images need no gradient, training skips it
         del calls["grad input"]
@@ -127,8 +160,7 @@ def make_conv_split(out_dir: Path, repeats: int = 30) -> list[Path]:
     import matplotlib.pyplot as plt
 
     labels, gemm_ms, rest_ms = [], [], []
-    lines = [machine_line(), "",
-             "stage                 total ms   GEMM ms   rest ms   GEMM share"]
+    lines = [machine_line(), "", "stage                 total ms   GEMM ms   rest ms   GEMM share"]
     calls: dict[str, Callable[[], object]] = {}
     for layer, (x_shape, w_shape) in LAYERS.items():
         for stage, (whole, gemm_only) in layer_calls(x_shape, w_shape).items():
@@ -144,20 +176,30 @@ def make_conv_split(out_dir: Path, repeats: int = 30) -> list[Path]:
             labels.append(f"{layer} {stage}")
             gemm_ms.append(1e3 * gemm)
             rest_ms.append(1e3 * (total - gemm))
-            lines.append(f"{labels[-1]:20s} {1e3 * total:9.2f} {1e3 * gemm:9.2f} "
-                         f"{1e3 * (total - gemm):9.2f} {gemm / total:10.0%}")
+            lines.append(
+                f"{labels[-1]:20s} {1e3 * total:9.2f} {1e3 * gemm:9.2f} "
+                f"{1e3 * (total - gemm):9.2f} {gemm / total:10.0%}"
+            )
     share = sum(gemm_ms) / (sum(gemm_ms) + sum(rest_ms))
-    lines.append(f"{'all':20s} {sum(gemm_ms) + sum(rest_ms):9.2f} {sum(gemm_ms):9.2f} "
-                 f"{sum(rest_ms):9.2f} {share:10.0%}")
+    lines.append(
+        f"{'all':20s} {sum(gemm_ms) + sum(rest_ms):9.2f} {sum(gemm_ms):9.2f} "
+        f"{sum(rest_ms):9.2f} {share:10.0%}"
+    )
     fig, ax = plt.subplots(figsize=(8, 3.2))
     ypos = np.arange(len(labels))[::-1]
     ax.barh(ypos, gemm_ms, color="#377eb8", label="GEMM (matrix multiply)")
-    ax.barh(ypos, rest_ms, left=gemm_ms, color="#ff7f00",
-            label="the rest: im2col copies, col2im adds, layout")
+    ax.barh(
+        ypos,
+        rest_ms,
+        left=gemm_ms,
+        color="#ff7f00",
+        label="the rest: im2col copies, col2im adds, layout",
+    )
     ax.set_yticks(ypos, labels)
     ax.set_xlabel("milliseconds per call (best of 30, batch 64, float32, NumPy)")
     ax.legend(loc="upper right", fontsize=8)
-    ax.set_title(f"Convolutions of the MNIST CNN: GEMM is {share:.0%} of their time",
-                 fontsize=10)
-    return [save(fig, out_dir / "conv_split.png"),
-            write_text(out_dir / "conv_split.txt", "\n".join(lines))]
+    ax.set_title(f"Convolutions of the MNIST CNN: GEMM is {share:.0%} of their time", fontsize=10)
+    return [
+        save(fig, out_dir / "conv_split.png"),
+        write_text(out_dir / "conv_split.txt", "\n".join(lines)),
+    ]

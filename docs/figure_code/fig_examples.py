@@ -27,8 +27,14 @@ def run_example(script: str, *args: str) -> str | None:
     if not path.exists():
         print(f"examples/{script} does not exist yet")
         return None
-    done = subprocess.run([sys.executable, str(path), *args], cwd=ROOT,
-                          env=example_env(), capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, str(path), *args],
+        cwd=ROOT,
+        env=example_env(),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return done.stdout
 
 
@@ -71,8 +77,14 @@ def run_benchmark(script: Path, args: list[str], timeout: int) -> tuple[str | No
     """(output, "") of one run, or (None, why it gave none)."""
     env = dict(example_env(), **THREADS)
     try:
-        done = subprocess.run([sys.executable, str(script), *args], cwd=ROOT, env=env,
-                              capture_output=True, text=True, timeout=timeout)
+        done = subprocess.run(
+            [sys.executable, str(script), *args],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
     except subprocess.TimeoutExpired:
         return None, f"it ran past {timeout} s"
     if done.returncode != 0:
@@ -91,8 +103,11 @@ def benchmark_fragment(runs: list[tuple[list[str], str | None, str]]) -> str:
             parts.append(f"{label}*to be measured* ({why}).\n")
             continue
         body = "\n".join("   " + line if line.strip() else "" for line in output.splitlines())
-        parts.append(f"{label}\n\n.. code-block:: text\n\n{body}\n" if label
-                     else f".. code-block:: text\n\n{body}\n")
+        parts.append(
+            f"{label}\n\n.. code-block:: text\n\n{body}\n"
+            if label
+            else f".. code-block:: text\n\n{body}\n"
+        )
     return "\n".join(parts)
 
 
@@ -122,10 +137,16 @@ def make_mpi(out_dir: Path, processes: int = 2, epochs: int = 2) -> list[Path] |
     if not Path(mpiexec).exists() or not script.exists():
         print("mpiexec (pip install -e '.[dist]') or examples/mnist_mpi.py is missing")
         return None
-    command = [mpiexec, "-n", str(processes), sys.executable, str(script),
-               "--epochs", str(epochs)]
-    done = subprocess.run(command, cwd=ROOT, env=example_env(), capture_output=True,
-                          text=True, check=True, timeout=900)
+    command = [mpiexec, "-n", str(processes), sys.executable, str(script), "--epochs", str(epochs)]
+    done = subprocess.run(
+        command,
+        cwd=ROOT,
+        env=example_env(),
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=900,
+    )
     shown = f"$ mpiexec -n {processes} python examples/mnist_mpi.py --epochs {epochs}"
     text = machine_line() + "\n\n" + shown + "\n" + done.stdout.strip()
     return [write_text(out_dir / "mnist_mpi.txt", text)]

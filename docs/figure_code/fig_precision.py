@@ -27,9 +27,11 @@ def relative_errors(k: int, trials: int = 8) -> dict[str, float]:
         results = {
             "float16 products, float16 running sum": float(running),
             "mta float16 matmul (NumPy on this machine)": float(
-                (mta.tensor(a16).reshape(1, k) @ mta.tensor(b16).reshape(k, 1)).item()),
+                (mta.tensor(a16).reshape(1, k) @ mta.tensor(b16).reshape(k, 1)).item()
+            ),
             "float16 inputs, float32 accumulation (tensor cores)": float(
-                a16.astype(np.float32) @ b16.astype(np.float32)),
+                a16.astype(np.float32) @ b16.astype(np.float32)
+            ),
         }
         for name, value in results.items():
             found.setdefault(name, []).append(abs(value - exact) / exact)
@@ -48,8 +50,11 @@ def make_fp16(out_dir: Path) -> list[Path]:
         ax.loglog(LENGTHS, errs, "o-", ms=3, label=name)
     ax.axhline(2.0**-11, color="0.5", ls=":", lw=1)
     ax.text(LENGTHS[0], 2.0**-11 * 1.3, "float16 unit roundoff 2^-11", fontsize=8, color="0.4")
-    ax.set(xlabel="terms in the dot product (K)", ylabel="relative error vs float64",
-           title="A float16 dot product: where the sum is kept decides the error")
+    ax.set(
+        xlabel="terms in the dot product (K)",
+        ylabel="relative error vs float64",
+        title="A float16 dot product: where the sum is kept decides the error",
+    )
     ax.legend(fontsize=8)
     lines = [f"{'K':>6}  " + "  ".join(f"{short:>22s}" for short in SHORT)]
     for k in LENGTHS:

@@ -10,8 +10,14 @@ import numpy as np
 
 from .common import machine_line, save, write_text
 
-COLORS = {"broadcast": "#984ea3", "forward": "#377eb8", "backward": "#4daf4a",
-          "gather": "#ff7f00", "average": "#e41a1c", "update": "#a65628"}
+COLORS = {
+    "broadcast": "#984ea3",
+    "forward": "#377eb8",
+    "backward": "#4daf4a",
+    "gather": "#ff7f00",
+    "average": "#e41a1c",
+    "update": "#a65628",
+}
 
 
 def make_model() -> tuple[Any, str]:
@@ -22,8 +28,9 @@ def make_model() -> tuple[Any, str]:
         from minitorch_accel.models import LeNet
 
         return LeNet(), "LeNet"
-    return nn.Sequential(nn.Flatten(), nn.Linear(784, 256), nn.ReLU(),
-                         nn.Linear(256, 10)), "MLP 784-256-10"
+    return nn.Sequential(
+        nn.Flatten(), nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 10)
+    ), "MLP 784-256-10"
 
 
 def configurations() -> list[tuple[str, list[str], str]]:
@@ -36,9 +43,11 @@ def configurations() -> list[tuple[str, list[str], str]]:
         kind = "cuda"
     else:
         many, kind = ["cpu:0", "cpu:1"], "cpu"
-    return [(f"1 tower ({many[0]})", many[:1], "host"),
-            (f"{len(many)} towers, reduce on host", many, "host"),
-            (f"{len(many)} towers, reduce on {kind} devices", many, "device")]
+    return [
+        (f"1 tower ({many[0]})", many[:1], "host"),
+        (f"{len(many)} towers, reduce on host", many, "host"),
+        (f"{len(many)} towers, reduce on {kind} devices", many, "device"),
+    ]
 
 
 def time_phases(devices: list[str], reduce: str, batch: int, steps: int) -> dict[str, float]:
@@ -74,8 +83,10 @@ def make_towers(out_dir: Path, batch: int = 256, steps: int = 15) -> list[Path]:
     import matplotlib.pyplot as plt
 
     _, model_name = make_model()
-    rows = [(label, time_phases(devices, reduce, batch, steps))
-            for label, devices, reduce in configurations()]
+    rows = [
+        (label, time_phases(devices, reduce, batch, steps))
+        for label, devices, reduce in configurations()
+    ]
     phases = list(COLORS)
     fig, ax = plt.subplots(figsize=(8.5, 2.8))
     for k, (_, times) in enumerate(rows[::-1]):
@@ -90,7 +101,5 @@ def make_towers(out_dir: Path, batch: int = 256, steps: int = 15) -> list[Path]:
     header = f"{'setup':38s}" + "".join(f"{p:>10s}" for p in phases) + "   (ms per step)"
     lines = [machine_line(), "", header]
     for label, times in rows:
-        lines.append(f"{label:38s}" + "".join(f"{1e3 * times.get(p, 0.0):10.2f}"
-                                              for p in phases))
-    return [save(fig, out_dir / "towers.png"),
-            write_text(out_dir / "towers.txt", "\n".join(lines))]
+        lines.append(f"{label:38s}" + "".join(f"{1e3 * times.get(p, 0.0):10.2f}" for p in phases))
+    return [save(fig, out_dir / "towers.png"), write_text(out_dir / "towers.txt", "\n".join(lines))]

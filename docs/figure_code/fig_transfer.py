@@ -26,16 +26,15 @@ def copy_curves(repeats: int = 5) -> dict[str, list[float]]:
     curves: dict[str, list[float]] = {"cpu -> cpu:1 (memory copy)": []}
     gpu = cuda.is_available()
     if gpu:
-        curves.update({"cpu -> cuda, pageable": [], "cpu -> cuda, pinned": [],
-                       "cuda -> cpu": []})
+        curves.update({"cpu -> cuda, pageable": [], "cpu -> cuda, pinned": [], "cuda -> cpu": []})
     for nbytes in SIZES:
         host = mta.ones(nbytes // 4)
         curves["cpu -> cpu:1 (memory copy)"].append(
-            best_seconds(partial(host.to, "cpu:1"), repeats))
+            best_seconds(partial(host.to, "cpu:1"), repeats)
+        )
         if gpu:
             curves["cpu -> cuda, pageable"].append(_gpu_copy(host.numpy(), repeats))
-            curves["cpu -> cuda, pinned"].append(_gpu_copy(_pinned_copy(host.numpy()),
-                                                           repeats))
+            curves["cpu -> cuda, pinned"].append(_gpu_copy(_pinned_copy(host.numpy()), repeats))
             dev = host.to("cuda")
             curves["cuda -> cpu"].append(best_seconds(dev.cpu, repeats))
     return curves
@@ -75,13 +74,16 @@ def make_transfer(out_dir: Path) -> list[Path]:
         left.loglog(mib, np.array(seconds) * 1e3, "o-", label=name, ms=3)
         right.semilogx(mib, np.array(SIZES) / np.array(seconds) / 1e9, "o-", label=name, ms=3)
     for k, size in enumerate(mib):
-        lines.append(f"{size:10.3f}  " + "  ".join(
-            f"{SIZES[k] / curves[name][k] / 1e9:28.2f}" for name in curves))
+        lines.append(
+            f"{size:10.3f}  "
+            + "  ".join(f"{SIZES[k] / curves[name][k] / 1e9:28.2f}" for name in curves)
+        )
     left.set(xlabel="MiB copied", ylabel="ms per copy", title="time per copy")
     right.set(xlabel="MiB copied", ylabel="GB/s", title="bandwidth reached")
     right.legend(fontsize=8)
-    fig.suptitle("Copies between devices (best of 5)",
-                 fontsize=10)
+    fig.suptitle("Copies between devices (best of 5)", fontsize=10)
     fig.tight_layout()
-    return [save(fig, out_dir / "transfer.png"),
-            write_text(out_dir / "transfer.txt", "\n".join(lines))]
+    return [
+        save(fig, out_dir / "transfer.png"),
+        write_text(out_dir / "transfer.txt", "\n".join(lines)),
+    ]

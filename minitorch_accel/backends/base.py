@@ -71,8 +71,12 @@ class Transfer:
         The destination; its values may be read only by work ordered after the copy.
     """
 
-    def __init__(self, array: Any, wait: Callable[[], None] | None = None,
-                 finish: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        array: Any,
+        wait: Callable[[], None] | None = None,
+        finish: Callable[[], None] | None = None,
+    ) -> None:
         self.array = array
         self._wait = wait
         self._finish = finish

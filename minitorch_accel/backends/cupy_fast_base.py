@@ -33,8 +33,9 @@ class FastPathBase:
         self._reductions: dict[str, Any] = {}
         # alpha = 1 and beta = 0 for cuBLAS, read from host memory during the call
         self._gemm_scalars = {c: (numpy.ones(1, c), numpy.zeros(1, c)) for c in "fd"}
-        self._gemm_pointers = {c: (one.ctypes.data, zero.ctypes.data)
-                               for c, (one, zero) in self._gemm_scalars.items()}
+        self._gemm_pointers = {
+            c: (one.ctypes.data, zero.ctypes.data) for c, (one, zero) in self._gemm_scalars.items()
+        }
 
     def on(self, array: Any) -> Any:
         """The context that makes ``array``'s GPU the current one (``array.device``); a
@@ -75,8 +76,14 @@ class FastPathBase:
         according to its layout. ``cupy.matmul`` does the same, but costs about three
         times the host time per call, and a small model makes a dozen calls per step.
         """
-        if (a.ndim != 2 or b.ndim != 2 or a.dtype != b.dtype or a.dtype.char not in "fd"
-                or a.shape[1] != b.shape[0] or 0 in (*a.shape, b.shape[1])):
+        if (
+            a.ndim != 2
+            or b.ndim != 2
+            or a.dtype != b.dtype
+            or a.dtype.char not in "fd"
+            or a.shape[1] != b.shape[0]
+            or 0 in (*a.shape, b.shape[1])
+        ):
             return None
         (m, k), n = a.shape, b.shape[1]
         layout_a, layout_b = _blas_layout(a), _blas_layout(b)
@@ -94,8 +101,22 @@ class FastPathBase:
             # host pointer mode is cuBLAS's default, and CuPy restores it after changes
             if cublas.getPointerMode(handle) != cublas.CUBLAS_POINTER_MODE_HOST:
                 cublas.setPointerMode(handle, cublas.CUBLAS_POINTER_MODE_HOST)
-            call(handle, layout_b[0], layout_a[0], n, m, k, one, b.data.ptr, layout_b[1],
-                 a.data.ptr, layout_a[1], zero, out.data.ptr, n)
+            call(
+                handle,
+                layout_b[0],
+                layout_a[0],
+                n,
+                m,
+                k,
+                one,
+                b.data.ptr,
+                layout_b[1],
+                a.data.ptr,
+                layout_a[1],
+                zero,
+                out.data.ptr,
+                n,
+            )
         return out
 
 

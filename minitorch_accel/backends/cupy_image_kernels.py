@@ -115,7 +115,8 @@ MAX_POOL_FORWARD = KernelSpec(
     "raw T x, " + _POOL_PARAMS,
     "T y",
     # one thread per output: the window's maximum (NaN wins, as in NumPy's maximum)
-    _DECODE_NCHW.format(y="oy", x="ox", h="out_h", w="out_w") + """
+    _DECODE_NCHW.format(y="oy", x="ox", h="out_h", w="out_w")
+    + """
     T best = neg_inf;
     for (int ky = 0; ky < kh; ++ky) {
         int iy = oy * sy - ph + ky;
@@ -139,7 +140,8 @@ MAX_POOL_BACKWARD = KernelSpec(
     # one thread per input pixel, no atomics: for each window holding the pixel, find
     # the window's first maximum in row-major order (padding is -inf; no match, as for
     # NaN, means the last offset) and take the window's gradient if it is this pixel
-    _DECODE_NCHW.format(y="iy", x="ix", h="h", w="w") + """
+    _DECODE_NCHW.format(y="iy", x="ix", h="h", w="w")
+    + """
     T sum = (T)0;
     for (int ky = 0; ky < kh; ++ky) {
         int ty = iy + ph - ky;

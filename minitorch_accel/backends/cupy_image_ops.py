@@ -14,8 +14,17 @@ class ImageFastPaths(FastPathBase):
 
     def _pool_args(self, geometry: Any, channels_last: bool, dtype: Any) -> tuple[Any, ...]:
         _, c, h, w = geometry.x_shape
-        return (c, h, w, *geometry.out_hw, *geometry.kernel, *geometry.stride,
-                *geometry.padding, int(channels_last), self.cp.dtype(dtype).type("-inf"))
+        return (
+            c,
+            h,
+            w,
+            *geometry.out_hw,
+            *geometry.kernel,
+            *geometry.stride,
+            *geometry.padding,
+            int(channels_last),
+            self.cp.dtype(dtype).type("-inf"),
+        )
 
     def _empty_nchw(self, shape: tuple[int, ...], dtype: Any, channels_last: bool) -> Any:
         """An (N, C, H, W) array: a transposed view of an NHWC one when channels_last."""
@@ -28,18 +37,21 @@ class ImageFastPaths(FastPathBase):
         with self.on(x):
             y = self._empty_nchw(geometry.y_shape, x.dtype, channels_last)
             self._kernel(K.MAX_POOL_FORWARD)(
-                x, *self._pool_args(geometry, channels_last, x.dtype), y)
+                x, *self._pool_args(geometry, channels_last, x.dtype), y
+            )
         return y.transpose(0, 3, 1, 2) if channels_last else y
 
-    def max_pool2d_backward(self, grad_y: Any, x: Any, y: Any, geometry: Any,
-                            channels_last: bool) -> Any:
+    def max_pool2d_backward(
+        self, grad_y: Any, x: Any, y: Any, geometry: Any, channels_last: bool
+    ) -> Any:
         """Each window's gradient to its first maximum, one thread per input pixel."""
         _check_shape("max_pool2d backward: grad_output", grad_y.shape, geometry.y_shape)
         _check_shape("max_pool2d backward: output", y.shape, geometry.y_shape)
         with self.on(x):
             gx = self._empty_nchw(geometry.x_shape, grad_y.dtype, channels_last)
             self._kernel(K.MAX_POOL_BACKWARD)(
-                x, y, grad_y, *self._pool_args(geometry, channels_last, x.dtype), gx)
+                x, y, grad_y, *self._pool_args(geometry, channels_last, x.dtype), gx
+            )
         return gx.transpose(0, 3, 1, 2) if channels_last else gx
 
     # ------------------------------------------------------------------ convolution
@@ -56,8 +68,21 @@ class ImageFastPaths(FastPathBase):
         with self.on(x):
             cols = self.cp.ndarray(shape, x.dtype)
             self._kernel(K.IM2COL)(
-                x, n, cg, h, w, oh, ow, kh, kw, *geometry.stride, *geometry.padding,
-                *geometry.dilation, int(channels_last), int(geometry.channel_major_k), cols,
+                x,
+                n,
+                cg,
+                h,
+                w,
+                oh,
+                ow,
+                kh,
+                kw,
+                *geometry.stride,
+                *geometry.padding,
+                *geometry.dilation,
+                int(channels_last),
+                int(geometry.channel_major_k),
+                cols,
             )
         return cols
 
@@ -71,8 +96,22 @@ class ImageFastPaths(FastPathBase):
             cols = self.cp.ascontiguousarray(cols)
             img = self.cp.ndarray((n, h, w, c) if channels_last else (n, c, h, w), cols.dtype)
             self._kernel(K.COL2IM)(
-                cols, n, c, cg, h, w, oh, ow, kh, kw, *geometry.stride, *geometry.padding,
-                *geometry.dilation, int(channels_last), int(geometry.channel_major_k), img,
+                cols,
+                n,
+                c,
+                cg,
+                h,
+                w,
+                oh,
+                ow,
+                kh,
+                kw,
+                *geometry.stride,
+                *geometry.padding,
+                *geometry.dilation,
+                int(channels_last),
+                int(geometry.channel_major_k),
+                img,
             )
         return img.transpose(0, 3, 1, 2) if channels_last else img
 
@@ -95,7 +134,7 @@ class ImageFastPaths(FastPathBase):
             shape = (groups, m, k) if geometry.channels_last else (groups, k, m)
             cols = cp.ndarray(shape, grad_y.dtype)
             for g in range(groups):
-                gy_g = gy[:, g * og:(g + 1) * og]
+                gy_g = gy[:, g * og : (g + 1) * og]
                 a, b = (gy_g, w_mat[g]) if geometry.channels_last else (w_mat[g].T, gy_g.T)
                 if self.gemm(a, b, cols[g]) is None:
                     cp.matmul(a, b, out=cols[g])

@@ -78,14 +78,22 @@ class ReductionSpec:
 
     def args(self) -> tuple[str, ...]:
         """The arguments of ``cupy.ReductionKernel``, in its order."""
-        return (self.in_params, self.out_params, self.map_expr, self.reduce_expr,
-                self.post_map_expr, self.identity, self.name)
+        return (
+            self.in_params,
+            self.out_params,
+            self.map_expr,
+            self.reduce_expr,
+            self.post_map_expr,
+            self.identity,
+            self.name,
+        )
 
     def map_spec(self) -> KernelSpec:
         """The map step alone as an elementwise kernel (to check it without a GPU)."""
         out_type = self.out_params.split()[0]
-        return KernelSpec(f"{self.name}_map", self.in_params, f"{out_type} mapped",
-                          f"mapped = {self.map_expr};")
+        return KernelSpec(
+            f"{self.name}_map", self.in_params, f"{out_type} mapped", f"mapped = {self.map_expr};"
+        )
 
 
 def standalone_source(
@@ -159,7 +167,10 @@ def multi_tensor_source(spec: KernelSpec, arrays: tuple[str, ...], float_type: s
         "    }\n"
         "    int t = lo;\n"
         "    long long i = k - (t > 0 ? ends[t - 1] : 0);\n"
-        + "\n".join(binds) + "\n" + spec.operation + "\n  }\n}\n"
+        + "\n".join(binds)
+        + "\n"
+        + spec.operation
+        + "\n  }\n}\n"
     )
 
 

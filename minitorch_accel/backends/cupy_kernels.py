@@ -29,12 +29,33 @@ from .cupy_kernel_spec import (
 )
 
 __all__ = [
-    "ADAM", "ADAM_AMSGRAD", "COL2IM", "CROSS_ENTROPY_BACKWARD", "CROSS_ENTROPY_FORWARD",
-    "CROSS_ENTROPY_ROWS", "ROW_KERNEL_MAX_CLASSES", "BLOCK_KERNEL_MAX_ROWS",
-    "BLOCK_KERNEL_THREADS", "cross_entropy_block_source",
-    "IM2COL", "LABEL_COUNT", "MEAN_OF_COUNTED", "MAX_POOL_BACKWARD", "MAX_POOL_FORWARD",
-    "MULTI_TENSOR", "REDUCTIONS", "RELU_BACKWARD", "RELU_FORWARD", "SGD", "SGD_MOMENTUM",
-    "SPECS", "SUM_EXP", "KernelSpec", "Param", "ReductionSpec", "multi_tensor_source",
+    "ADAM",
+    "ADAM_AMSGRAD",
+    "COL2IM",
+    "CROSS_ENTROPY_BACKWARD",
+    "CROSS_ENTROPY_FORWARD",
+    "CROSS_ENTROPY_ROWS",
+    "ROW_KERNEL_MAX_CLASSES",
+    "BLOCK_KERNEL_MAX_ROWS",
+    "BLOCK_KERNEL_THREADS",
+    "cross_entropy_block_source",
+    "IM2COL",
+    "LABEL_COUNT",
+    "MEAN_OF_COUNTED",
+    "MAX_POOL_BACKWARD",
+    "MAX_POOL_FORWARD",
+    "MULTI_TENSOR",
+    "REDUCTIONS",
+    "RELU_BACKWARD",
+    "RELU_FORWARD",
+    "SGD",
+    "SGD_MOMENTUM",
+    "SPECS",
+    "SUM_EXP",
+    "KernelSpec",
+    "Param",
+    "ReductionSpec",
+    "multi_tensor_source",
     "standalone_source",
 ]
 
@@ -54,6 +75,7 @@ RELU_BACKWARD = KernelSpec(
     # the mask multiply, fused: one read of y and gy, one write, no boolean temporary
     "gx = y > (T)0 ? gy : (T)0;",
 )
+
 
 def _sgd_spec(momentum: bool) -> KernelSpec:
     """SGD with or without a momentum buffer (two kernels: no dummy buffer needed)."""
@@ -75,10 +97,14 @@ def _sgd_spec(momentum: bool) -> KernelSpec:
 
 def _adam_spec(amsgrad: bool) -> KernelSpec:
     """Adam/AdamW with or without the AMSGrad running maximum."""
-    second = """
+    second = (
+        """
     max_exp_avg_sq = max(max_exp_avg_sq, exp_avg_sq);
-    T second = max_exp_avg_sq;""" if amsgrad else """
+    T second = max_exp_avg_sq;"""
+        if amsgrad
+        else """
     T second = exp_avg_sq;"""
+    )
     return KernelSpec(
         "mta_adam_amsgrad" if amsgrad else "mta_adam",
         "T grad, T lr, T beta1, T beta2, T eps, T weight_decay, T step_size, "

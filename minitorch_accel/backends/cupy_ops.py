@@ -66,7 +66,6 @@ class CupyFastPaths(ImageFastPaths, OptimizerFastPaths):
     :class:`~minitorch_accel.backends.cupy_fast_base.FastPathBase` (whose parameters
     it takes)."""
 
-
     def get(self, name: str) -> Callable[..., Any] | None:
         """The fast path called ``name``, or None if there is none."""
         if name not in FAST_PATHS:
@@ -90,8 +89,9 @@ class CupyFastPaths(ImageFastPaths, OptimizerFastPaths):
         return grad_x.transpose(_inverse(order))
 
     # ------------------------------------------------------------------ loss
-    def label_count(self, labels: Any, classes: int, ignore_index: int
-                    ) -> tuple[Any, Callable[[], tuple[int, int]]]:
+    def label_count(
+        self, labels: Any, classes: int, ignore_index: int
+    ) -> tuple[Any, Callable[[], tuple[int, int]]]:
         """Count the labels on the device; read the count back only when asked."""
         with self.on(labels):
             total = self._reduction(K.LABEL_COUNT)(labels, classes, ignore_index)
@@ -121,26 +121,32 @@ class CupyFastPaths(ImageFastPaths, OptimizerFastPaths):
 
         return read
 
-    def cross_entropy_forward(self, logits: Any, labels: Any, ignore_index: int,
-                              reduction: str = "none"
-                              ) -> tuple[Any, Any, Any, Callable[[], tuple[int, int]]]:
+    def cross_entropy_forward(
+        self, logits: Any, labels: Any, ignore_index: int, reduction: str = "none"
+    ) -> tuple[Any, Any, Any, Callable[[], tuple[int, int]]]:
         """Cross-entropy of (N, C) ``logits``: ``(loss, lse, scale, counts)``."""
         cp = self.cp
         with self.on(logits):
             logits, labels = cp.ascontiguousarray(logits), cp.ascontiguousarray(labels)
             rows, classes = logits.shape
-            if (0 < rows <= K.BLOCK_KERNEL_MAX_ROWS and classes <= K.ROW_KERNEL_MAX_CLASSES
-                    and logits.dtype.char in "fd" and labels.dtype == numpy.int64):
+            if (
+                0 < rows <= K.BLOCK_KERNEL_MAX_ROWS
+                and classes <= K.ROW_KERNEL_MAX_CLASSES
+                and logits.dtype.char in "fd"
+                and labels.dtype == numpy.int64
+            ):
                 return self._cross_entropy_block(logits, labels, ignore_index, reduction)
             total, counts = self.label_count(labels, classes, ignore_index)
             if classes <= K.ROW_KERNEL_MAX_CLASSES:
                 loss, lse = self._kernel(K.CROSS_ENTROPY_ROWS)(
-                    logits, labels, ignore_index, classes)
+                    logits, labels, ignore_index, classes
+                )
             else:  # many classes: parallel reductions over each row first
                 row_max = logits.max(axis=1)
                 sum_exp = self._reduction(K.SUM_EXP)(logits, row_max[:, None], axis=1)
                 loss, lse = self._kernel(K.CROSS_ENTROPY_FORWARD)(
-                    logits, labels, ignore_index, row_max, sum_exp, classes)
+                    logits, labels, ignore_index, row_max, sum_exp, classes
+                )
             if reduction == "none":
                 return loss, lse, None, counts
             if reduction == "mean":
@@ -148,25 +154,40 @@ class CupyFastPaths(ImageFastPaths, OptimizerFastPaths):
                 return mean, lse, scale, counts
             return loss.sum(), lse, cp.ones((), logits.dtype), counts
 
-    def _cross_entropy_block(self, logits: Any, labels: Any, ignore_index: int,
-                             reduction: str
-                             ) -> tuple[Any, Any, Any, Callable[[], tuple[int, int]]]:
+    def _cross_entropy_block(
+        self, logits: Any, labels: Any, ignore_index: int, reduction: str
+    ) -> tuple[Any, Any, Any, Callable[[], tuple[int, int]]]:
         """The whole forward in one launch (``cross_entropy_block_source``)."""
         cp, (rows, classes), dtype = self.cp, logits.shape, logits.dtype
         loss, lse = cp.ndarray((rows,), dtype), cp.ndarray((rows,), dtype)
         out, total = cp.ndarray((2,), dtype), cp.ndarray((), numpy.int64)
-        kernel = self._raw_kernel(dtype.char, "mta_cross_entropy_block",
-                                  K.cross_entropy_block_source)
-        kernel((1,), (K.BLOCK_KERNEL_THREADS,), (
-            logits, labels, numpy.int64(ignore_index), numpy.int32(rows),
-            numpy.int32(classes), numpy.int32(reduction == "mean"), loss, lse, out, total))
+        kernel = self._raw_kernel(
+            dtype.char, "mta_cross_entropy_block", K.cross_entropy_block_source
+        )
+        kernel(
+            (1,),
+            (K.BLOCK_KERNEL_THREADS,),
+            (
+                logits,
+                labels,
+                numpy.int64(ignore_index),
+                numpy.int32(rows),
+                numpy.int32(classes),
+                numpy.int32(reduction == "mean"),
+                loss,
+                lse,
+                out,
+                total,
+            ),
+        )
         counts = self._counts_later(total)
         if reduction == "none":
             return loss, lse, None, counts
         return out[0], lse, out[1], counts
 
-    def cross_entropy_backward(self, logits: Any, labels: Any, ignore_index: int, lse: Any,
-                               grad: Any, scale: Any = None) -> Any:
+    def cross_entropy_backward(
+        self, logits: Any, labels: Any, ignore_index: int, lse: Any, grad: Any, scale: Any = None
+    ) -> Any:
         """Gradient with respect to the logits, (N, C), of the per-row losses (``grad``
         is (N,), ``scale`` None) or of their scaled sum (``grad`` 0-d)."""
         cp = self.cp
@@ -174,14 +195,23 @@ class CupyFastPaths(ImageFastPaths, OptimizerFastPaths):
             grad = cp.ascontiguousarray(cp.asarray(grad, dtype=lse.dtype).reshape(-1))
             summed = scale is not None
             if grad.size != (1 if summed else lse.size):
-                raise ValueError(f"cross_entropy backward: gradient of {grad.size} values "
-                                 f"for {lse.size} rows" + (" summed" if summed else ""))
+                raise ValueError(
+                    f"cross_entropy backward: gradient of {grad.size} values "
+                    f"for {lse.size} rows" + (" summed" if summed else "")
+                )
             if not summed:
                 scale = cp.ones(1, lse.dtype)
             return self._kernel(K.CROSS_ENTROPY_BACKWARD)(
-                logits, labels, ignore_index, lse, grad, 0 if summed else 1,
-                scale.reshape(1), logits.shape[1],
+                logits,
+                labels,
+                ignore_index,
+                lse,
+                grad,
+                0 if summed else 1,
+                scale.reshape(1),
+                logits.shape[1],
             )
+
 
 def _contiguous_order(x: Any) -> tuple[int, ...]:
     """The axis order in which ``x`` is C-contiguous (NHWC for a channels-last NCHW

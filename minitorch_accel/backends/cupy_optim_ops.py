@@ -36,8 +36,16 @@ class OptimizerFastPaths(FastPathBase):
         first_step: bool,
     ) -> None:
         """One SGD step in one kernel; ``param`` and ``momentum_buffer`` change in place."""
-        args = (grad, lr, momentum, dampening, weight_decay, int(nesterov), int(maximize),
-                int(first_step))
+        args = (
+            grad,
+            lr,
+            momentum,
+            dampening,
+            weight_decay,
+            int(nesterov),
+            int(maximize),
+            int(first_step),
+        )
         with self.on(param):
             if momentum != 0:
                 self._kernel(K.SGD_MOMENTUM)(*args, param, momentum_buffer)
@@ -65,46 +73,97 @@ class OptimizerFastPaths(FastPathBase):
         """One Adam/AdamW step in one kernel; the parameter and moments change in place."""
         step_size = lr / (1.0 - beta1**step)
         bias2_sqrt = math.sqrt(1.0 - beta2**step)
-        args = (grad, lr, beta1, beta2, eps, weight_decay, step_size, bias2_sqrt,
-                int(decoupled_weight_decay), int(maximize))
+        args = (
+            grad,
+            lr,
+            beta1,
+            beta2,
+            eps,
+            weight_decay,
+            step_size,
+            bias2_sqrt,
+            int(decoupled_weight_decay),
+            int(maximize),
+        )
         with self.on(param):
             if amsgrad:
                 self._kernel(K.ADAM_AMSGRAD)(*args, param, exp_avg, exp_avg_sq, max_exp_avg_sq)
             else:
                 self._kernel(K.ADAM)(*args, param, exp_avg, exp_avg_sq)
 
-    def sgd_update_many(self, params: list[Any], grads: list[Any], bufs: list[Any] | None,
-                        lr: float, momentum: float, dampening: float, nesterov: bool,
-                        weight_decay: float, maximize: bool, first_step: bool) -> bool:
+    def sgd_update_many(
+        self,
+        params: list[Any],
+        grads: list[Any],
+        bufs: list[Any] | None,
+        lr: float,
+        momentum: float,
+        dampening: float,
+        nesterov: bool,
+        weight_decay: float,
+        maximize: bool,
+        first_step: bool,
+    ) -> bool:
         """:meth:`sgd_update` for many tensors in one launch; False (nothing done) where
         the tensors do not share one float32/float64 dtype or are not C-contiguous."""
         arrays = {"grad": grads, "param": params}
         if bufs is not None:
             arrays["buf"] = bufs
-        return self._run_many("sgd" if bufs is None else "sgd_momentum", arrays, {
-            "lr": lr, "momentum": momentum, "dampening": dampening,
-            "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize,
-            "first_step": first_step})
+        return self._run_many(
+            "sgd" if bufs is None else "sgd_momentum",
+            arrays,
+            {
+                "lr": lr,
+                "momentum": momentum,
+                "dampening": dampening,
+                "weight_decay": weight_decay,
+                "nesterov": nesterov,
+                "maximize": maximize,
+                "first_step": first_step,
+            },
+        )
 
-    def adam_update_many(self, params: list[Any], grads: list[Any], exp_avgs: list[Any],
-                         exp_avg_sqs: list[Any], max_exp_avg_sqs: list[Any] | None,
-                         step: int, lr: float, beta1: float, beta2: float, eps: float,
-                         weight_decay: float, decoupled_weight_decay: bool, amsgrad: bool,
-                         maximize: bool) -> bool:
+    def adam_update_many(
+        self,
+        params: list[Any],
+        grads: list[Any],
+        exp_avgs: list[Any],
+        exp_avg_sqs: list[Any],
+        max_exp_avg_sqs: list[Any] | None,
+        step: int,
+        lr: float,
+        beta1: float,
+        beta2: float,
+        eps: float,
+        weight_decay: float,
+        decoupled_weight_decay: bool,
+        amsgrad: bool,
+        maximize: bool,
+    ) -> bool:
         """:meth:`adam_update` for many tensors that share one ``step`` in one launch;
         False (nothing done) where :meth:`sgd_update_many` would give False."""
-        arrays = {"grad": grads, "param": params, "exp_avg": exp_avgs,
-                  "exp_avg_sq": exp_avg_sqs}
+        arrays = {"grad": grads, "param": params, "exp_avg": exp_avgs, "exp_avg_sq": exp_avg_sqs}
         if amsgrad:
             arrays["max_exp_avg_sq"] = max_exp_avg_sqs or []
-        return self._run_many("adam_amsgrad" if amsgrad else "adam", arrays, {
-            "lr": lr, "beta1": beta1, "beta2": beta2, "eps": eps,
-            "weight_decay": weight_decay, "step_size": lr / (1.0 - beta1**step),
-            "bias2_sqrt": math.sqrt(1.0 - beta2**step), "decoupled": decoupled_weight_decay,
-            "maximize": maximize})
+        return self._run_many(
+            "adam_amsgrad" if amsgrad else "adam",
+            arrays,
+            {
+                "lr": lr,
+                "beta1": beta1,
+                "beta2": beta2,
+                "eps": eps,
+                "weight_decay": weight_decay,
+                "step_size": lr / (1.0 - beta1**step),
+                "bias2_sqrt": math.sqrt(1.0 - beta2**step),
+                "decoupled": decoupled_weight_decay,
+                "maximize": maximize,
+            },
+        )
 
-    def _run_many(self, kind: str, arrays: dict[str, list[Any]],
-                  scalars: dict[str, float | bool]) -> bool:
+    def _run_many(
+        self, kind: str, arrays: dict[str, list[Any]], scalars: dict[str, float | bool]
+    ) -> bool:
         names = K.MULTI_TENSOR[kind][1]
         params = arrays["param"]
         dtype, count = params[0].dtype, len(params)
@@ -118,8 +177,8 @@ class OptimizerFastPaths(FastPathBase):
         ends = list(itertools.accumulate(sizes))
         with self.on(params[0]):
             tables = self._pointer_tables(
-                [self._pointer(a) for name in names for a in arrays[name]] + ends,
-                len(names), count)
+                [self._pointer(a) for name in names for a in arrays[name]] + ends, len(names), count
+            )
         args: list[Any] = []
         for name, is_array, is_float in self._plan(kind):
             if is_array:
@@ -138,8 +197,9 @@ class OptimizerFastPaths(FastPathBase):
         plan = self._plans.get(kind)
         if plan is None:
             spec, names = K.MULTI_TENSOR[kind]
-            plan = self._plans[kind] = [(p.name, p.name in names, p.type_name == "T")
-                                        for p in spec.params()]
+            plan = self._plans[kind] = [
+                (p.name, p.name in names, p.type_name == "T") for p in spec.params()
+            ]
         return plan
 
     def _pointer(self, array: Any) -> int:
@@ -153,8 +213,8 @@ class OptimizerFastPaths(FastPathBase):
         key = (self._current_device(), *values)
         if self._last_table is None or self._last_table[0] != key:
             table = self._upload(values)
-            cut = [table[i * count:(i + 1) * count] for i in range(tables)]
-            self._last_table = (key, [*cut, table[tables * count:]])
+            cut = [table[i * count : (i + 1) * count] for i in range(tables)]
+            self._last_table = (key, [*cut, table[tables * count :]])
         return self._last_table[1]
 
     def _current_device(self) -> int:
@@ -165,5 +225,8 @@ class OptimizerFastPaths(FastPathBase):
 
     def _many_kernel(self, kind: str, char: str) -> Any:
         spec, names = K.MULTI_TENSOR[kind]
-        return self._raw_kernel(char, f"{spec.name}_many",
-                                lambda float_type: K.multi_tensor_source(spec, names, float_type))
+        return self._raw_kernel(
+            char,
+            f"{spec.name}_many",
+            lambda float_type: K.multi_tensor_source(spec, names, float_type),
+        )

@@ -192,9 +192,17 @@ class DataLoader:
                 if source is not None:  # one fancy-indexing call per field
                     arrays, mapping = source
                     rows = idx if mapping is None else mapping[idx]
-                    return tuple(np.take(a, rows, axis=0, out=None if empty is None
-                                         else empty((len(rows), *a.shape[1:]), a.dtype))
-                                 for a in arrays)
+                    return tuple(
+                        np.take(
+                            a,
+                            rows,
+                            axis=0,
+                            out=None
+                            if empty is None
+                            else empty((len(rows), *a.shape[1:]), a.dtype),
+                        )
+                        for a in arrays
+                    )
                 fields = _collate([self.dataset[int(i)] for i in idx])
                 if empty is None:
                     return fields
@@ -211,8 +219,10 @@ class DataLoader:
         """One epoch of batches (the shuffled order is drawn here, in the caller)."""
         gathers = self._gathers(self._batch_indices())
         if self.device is None:
-            return (tuple(from_numpy(np.ascontiguousarray(f)) for f in gather(None))
-                    for gather in gathers)
+            return (
+                tuple(from_numpy(np.ascontiguousarray(f)) for f in gather(None))
+                for gather in gathers
+            )
         return prefetch(gathers, self.device, self.prefetch)
 
     def __repr__(self) -> str:

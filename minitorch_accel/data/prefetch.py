@@ -66,8 +66,12 @@ class PinnedRing:
         buffers, field = self._buffers[self._slot], self._field
         self._field += 1
         buffer = buffers.get(field)
-        if (buffer is None or buffer.dtype != np.dtype(dtype) or buffer.shape[1:] != shape[1:]
-                or buffer.shape[0] < shape[0]):
+        if (
+            buffer is None
+            or buffer.dtype != np.dtype(dtype)
+            or buffer.shape[1:] != shape[1:]
+            or buffer.shape[0] < shape[0]
+        ):
             buffer = buffers[field] = self.backend.pinned_empty(shape, dtype)
         return buffer[: shape[0]]
 
@@ -127,12 +131,20 @@ def prefetch(gathers: Sequence[Gather], device: Device, depth: int) -> Iterator[
         except BaseException as exc:  # handed to the caller, not swallowed
             ready.put(_Failure(exc))
 
-    return _consume(threading.Thread(target=work, name="minitorch_accel-prefetch",
-                                     daemon=True), ready, slots, stop)
+    return _consume(
+        threading.Thread(target=work, name="minitorch_accel-prefetch", daemon=True),
+        ready,
+        slots,
+        stop,
+    )
 
 
-def _consume(thread: threading.Thread, ready: queue.Queue[Any], slots: threading.Semaphore,
-             stop: threading.Event) -> Generator[Batch, None, None]:
+def _consume(
+    thread: threading.Thread,
+    ready: queue.Queue[Any],
+    slots: threading.Semaphore,
+    stop: threading.Event,
+) -> Generator[Batch, None, None]:
     thread.start()
     try:
         while True:

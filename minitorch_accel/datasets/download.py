@@ -128,8 +128,14 @@ def _transfer(url: str, part: Path, timeout: float, progress: bool) -> str | Non
         total = start + int(length) if length is not None and length.isdigit() else None
         got = start
         bar = tqdm(
-            total=total, initial=start, unit="B", unit_scale=True, unit_divisor=1024,
-            desc=url.rsplit("/", 1)[-1], disable=not progress, leave=False,
+            total=total,
+            initial=start,
+            unit="B",
+            unit_scale=True,
+            unit_divisor=1024,
+            desc=url.rsplit("/", 1)[-1],
+            disable=not progress,
+            leave=False,
         )
         try:
             with open(part, mode) as f:
@@ -272,8 +278,13 @@ def download_files(
         for base in order:
             try:
                 fetch_url(
-                    base + name, target, expected, retries=retries, timeout=timeout,
-                    retry_delay=retry_delay, progress=progress,
+                    base + name,
+                    target,
+                    expected,
+                    retries=retries,
+                    timeout=timeout,
+                    retry_delay=retry_delay,
+                    progress=progress,
                 )
             except RuntimeError as exc:
                 failures.append(str(exc))

@@ -146,8 +146,12 @@ class _IDXImageDataset:
             )
         target = dirs[0]  # root if given, else $MINITORCH_ACCEL_DATA/<subdir>, else the cache
         _download.download_files(
-            target, _download.IDX_FILES, self.mirrors, self.sha256,
-            dataset=self.name, hint=self.hint,
+            target,
+            _download.IDX_FILES,
+            self.mirrors,
+            self.sha256,
+            dataset=self.name,
+            hint=self.hint,
         )
         found = find_files(stems, [target])
         assert found is not None  # download_files raised otherwise
@@ -163,9 +167,7 @@ class _IDXImageDataset:
         if labels.ndim != 1 or labels.dtype != np.uint8:
             raise ValueError(f"{lab}: expected uint8 labels of shape (N,), got {labels.shape}")
         if len(images) != len(labels):
-            raise ValueError(
-                f"{img} has {len(images)} images but {lab} has {len(labels)} labels"
-            )
+            raise ValueError(f"{img} has {len(images)} images but {lab} has {len(labels)} labels")
         if len(labels) and int(labels.max()) >= len(self.classes):
             raise ValueError(
                 f"{lab}: label {int(labels.max())} out of range for {len(self.classes)} classes"
@@ -244,8 +246,16 @@ class MNIST(_IDXImageDataset):
     mean = 0.1307
     std = 0.3081
     classes: ClassVar[tuple[str, ...]] = (
-        "0 - zero", "1 - one", "2 - two", "3 - three", "4 - four",
-        "5 - five", "6 - six", "7 - seven", "8 - eight", "9 - nine",
+        "0 - zero",
+        "1 - one",
+        "2 - two",
+        "3 - three",
+        "4 - four",
+        "5 - five",
+        "6 - six",
+        "7 - seven",
+        "8 - eight",
+        "9 - nine",
     )
     hint = "Or use MNIST(sample=True): 5,000 real digits embedded in the package, no download."
 
@@ -306,8 +316,16 @@ class FashionMNIST(_IDXImageDataset):
     mean = 0.2860
     std = 0.3530
     classes: ClassVar[tuple[str, ...]] = (
-        "T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
-        "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot",
+        "T-shirt/top",
+        "Trouser",
+        "Pullover",
+        "Dress",
+        "Coat",
+        "Sandal",
+        "Shirt",
+        "Sneaker",
+        "Bag",
+        "Ankle boot",
     )
     hint = "Or install Debian's dataset-fashion-mnist package (/usr/share/datasets/fashion-mnist)."
 

@@ -21,8 +21,9 @@ from . import comm
 def pack(xp: Any, arrays: Sequence[Any], extra: Sequence[float] = (), dtype: Any = None) -> Any:
     """One contiguous 1-D buffer holding every array (flattened) then ``extra`` values."""
     dtype = np.dtype(dtype or (arrays[0].dtype if arrays else np.float64))
-    layout = FlatLayout([a.shape for a in arrays] + [(len(extra),)],
-                        [a.dtype for a in arrays] + [dtype], dtype)
+    layout = FlatLayout(
+        [a.shape for a in arrays] + [(len(extra),)], [a.dtype for a in arrays] + [dtype], dtype
+    )
     return layout.pack([*arrays, xp.asarray(extra, dtype=dtype)], xp)
 
 

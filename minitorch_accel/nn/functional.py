@@ -83,8 +83,9 @@ class Linear(Function):
             gemm(xp, rows.T, x.reshape(-1, x.shape[-1])) if need_w else None,
             rows.sum(axis=0) if need_b else None,
         )
-        return tuple(None if g is None else Tensor._make(g, self.device, False, None)
-                     for g in found)
+        return tuple(
+            None if g is None else Tensor._make(g, self.device, False, None) for g in found
+        )
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

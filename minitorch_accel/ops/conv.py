@@ -37,8 +37,9 @@ class Conv2d(Function):
     fresh_grads = True  # each gradient is the new output of one of the Functions below
 
     def forward(self, x: Any, w: Any, b: Any, *, keep_cols: bool, **conv: Any) -> Any:
-        y, cols = conv2d_forward(self.xp, x, w, b, **conv,
-                                 fast_im2col=self.device.backend.kernel("im2col"))
+        y, cols = conv2d_forward(
+            self.xp, x, w, b, **conv, fast_im2col=self.device.backend.kernel("im2col")
+        )
         self.conv = conv
         self.cols = cols if keep_cols else None  # (M, K): reused by grad_weight
         return y
@@ -50,8 +51,9 @@ class Conv2d(Function):
         if need_x:
             grad_x = Conv2dGradInput.apply(grad_output, w, x_shape=x.shape, **self.conv)
         if need_w:
-            grad_w = Conv2dGradWeight.apply(grad_output, x, w_shape=w.shape, cols=self.cols,
-                                            **self.conv)
+            grad_w = Conv2dGradWeight.apply(
+                grad_output, x, w_shape=w.shape, cols=self.cols, **self.conv
+            )
         if need_b:
             grad_b = Conv2dGradBias.apply(grad_output)
         return grad_x, grad_w, grad_b
@@ -64,35 +66,47 @@ class Conv2dGradInput(Function):
         self.conv = conv
         fused = self.device.backend.kernel("conv2d_grad_input")
         if fused is not None and grad_y.dtype == w.dtype:  # one GEMM, then col2im
-            return fused(grad_y, w, conv_geometry(x_shape, w.shape, **conv,
-                                                  channel_major_k=True))
+            return fused(grad_y, w, conv_geometry(x_shape, w.shape, **conv, channel_major_k=True))
         return conv2d_grad_input(self.xp, grad_y, w, x_shape, **conv)
 
     def backward(self, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
         grad_y, w = self.inputs
         need_grad_y, need_w = self.needs_input_grad
-        gg_y = Conv2d.apply(grad_output, w, None, keep_cols=False, **self.conv) \
-            if need_grad_y else None
-        gg_w = Conv2dGradWeight.apply(grad_y, grad_output, w_shape=w.shape, cols=None,
-                                      **self.conv) if need_w else None
+        gg_y = (
+            Conv2d.apply(grad_output, w, None, keep_cols=False, **self.conv)
+            if need_grad_y
+            else None
+        )
+        gg_w = (
+            Conv2dGradWeight.apply(grad_y, grad_output, w_shape=w.shape, cols=None, **self.conv)
+            if need_w
+            else None
+        )
         return gg_y, gg_w
 
 
 class Conv2dGradWeight(Function):
     """``grad_w`` from ``grad_y`` and ``x`` (or the forward's im2col matrix of ``x``)."""
 
-    def forward(self, grad_y: Any, x: Any, *, w_shape: tuple[int, ...], cols: Cols | None,
-                **conv: Any) -> Any:
+    def forward(
+        self, grad_y: Any, x: Any, *, w_shape: tuple[int, ...], cols: Cols | None, **conv: Any
+    ) -> Any:
         self.conv = conv
         return conv2d_grad_weight(self.xp, grad_y, x if cols is None else cols, w_shape, **conv)
 
     def backward(self, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
         grad_y, x = self.inputs
         need_grad_y, need_x = self.needs_input_grad
-        gg_y = Conv2d.apply(x, grad_output, None, keep_cols=False, **self.conv) \
-            if need_grad_y else None
-        gg_x = Conv2dGradInput.apply(grad_y, grad_output, x_shape=x.shape, **self.conv) \
-            if need_x else None
+        gg_y = (
+            Conv2d.apply(x, grad_output, None, keep_cols=False, **self.conv)
+            if need_grad_y
+            else None
+        )
+        gg_x = (
+            Conv2dGradInput.apply(grad_y, grad_output, x_shape=x.shape, **self.conv)
+            if need_x
+            else None
+        )
         return gg_y, gg_x
 
 
@@ -107,8 +121,15 @@ class Conv2dGradBias(Function):
         return grad_output.reshape(1, -1, 1, 1).expand(self.grad_y_shape)
 
 
-def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: IntPair = 1,
-           padding: IntPair = 0, dilation: IntPair = 1, groups: int = 1) -> Tensor:
+def conv2d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: IntPair = 1,
+    padding: IntPair = 0,
+    dilation: IntPair = 1,
+    groups: int = 1,
+) -> Tensor:
     """2-D convolution over NCHW images, as ``torch.nn.functional.conv2d``.
 
     ``y[n, o, i, j] = b[o] + sum over (c, p, q) of
@@ -156,10 +177,19 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: In
             raise TypeError(f"conv2d: {name} must be a Tensor, got {type(t).__name__}")
     if autocast_state.state.dtype is not None:
         input, weight, bias = autocast_state.to_compute_dtype(  # type: ignore[assignment]
-            input, weight, bias)
+            input, weight, bias
+        )
     keep_cols = is_grad_enabled() and weight.requires_grad
-    return Conv2d.apply(input, weight, bias, keep_cols=keep_cols, stride=stride,
-                        padding=padding, dilation=dilation, groups=groups)
+    return Conv2d.apply(
+        input,
+        weight,
+        bias,
+        keep_cols=keep_cols,
+        stride=stride,
+        padding=padding,
+        dilation=dilation,
+        groups=groups,
+    )
 
 
 __all__ = ["Conv2d", "Conv2dGradBias", "Conv2dGradInput", "Conv2dGradWeight", "conv2d"]

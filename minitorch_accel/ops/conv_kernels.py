@@ -58,11 +58,10 @@ def pair(value: IntPair, name: str) -> tuple[int, int]:
     return (int(value[0]), int(value[1]))
 
 
-def window(x: Array, i: int, j: int, stride: tuple[int, int],
-           out_hw: tuple[int, int]) -> Array:
+def window(x: Array, i: int, j: int, stride: tuple[int, int], out_hw: tuple[int, int]) -> Array:
     """The view ``x[:, :, i::sh, j::sw]`` cut to ``out_hw``: offset (i, j) of every window."""
     (sh, sw), (oh, ow) = stride, out_hw
-    return x[:, :, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw]
+    return x[:, :, i : i + sh * (oh - 1) + 1 : sh, j : j + sw * (ow - 1) + 1 : sw]
 
 
 @dataclass(frozen=True)
@@ -85,8 +84,10 @@ class ConvGeometry:
         """Output height and width."""
         (_, _, h, w), (_, _, kh, kw) = self.x_shape, self.w_shape
         (sh, sw), (ph, pw), (dh, dw) = self.stride, self.padding, self.dilation
-        return ((h + 2 * ph - dh * (kh - 1) - 1) // sh + 1,
-                (w + 2 * pw - dw * (kw - 1) - 1) // sw + 1)
+        return (
+            (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1,
+            (w + 2 * pw - dw * (kw - 1) - 1) // sw + 1,
+        )
 
     @functools.cached_property
     def rows(self) -> int:
@@ -105,9 +106,15 @@ class ConvGeometry:
         return (self.x_shape[0], self.w_shape[0], *self.out_hw)
 
 
-def conv_geometry(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: IntPair,
-                  padding: IntPair, dilation: IntPair, groups: int,
-                  channel_major_k: bool = False) -> ConvGeometry:
+def conv_geometry(
+    x_shape: tuple[int, ...],
+    w_shape: tuple[int, ...],
+    stride: IntPair,
+    padding: IntPair,
+    dilation: IntPair,
+    groups: int,
+    channel_major_k: bool = False,
+) -> ConvGeometry:
     """Validate a conv2d call and return its :class:`ConvGeometry`.
 
     Raises
@@ -122,8 +129,15 @@ def conv_geometry(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: In
     The result is cached by its arguments: a training step asks for the same few
     geometries over and over (forward, three gradients, every step).
     """
-    return _conv_geometry(tuple(x_shape), tuple(w_shape), hashable(stride),
-                          hashable(padding), hashable(dilation), groups, channel_major_k)
+    return _conv_geometry(
+        tuple(x_shape),
+        tuple(w_shape),
+        hashable(stride),
+        hashable(padding),
+        hashable(dilation),
+        groups,
+        channel_major_k,
+    )
 
 
 def hashable(value: Any) -> Any:
@@ -132,9 +146,15 @@ def hashable(value: Any) -> Any:
 
 
 @functools.lru_cache(maxsize=256)
-def _conv_geometry(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: IntPair,
-                   padding: IntPair, dilation: IntPair, groups: int,
-                   channel_major_k: bool) -> ConvGeometry:
+def _conv_geometry(
+    x_shape: tuple[int, ...],
+    w_shape: tuple[int, ...],
+    stride: IntPair,
+    padding: IntPair,
+    dilation: IntPair,
+    groups: int,
+    channel_major_k: bool,
+) -> ConvGeometry:
     where = f"conv2d: input {tuple(x_shape)}, weight {tuple(w_shape)}"
     if len(x_shape) != 4 or len(w_shape) != 4:
         raise ValueError(f"{where}: input and weight must be 4-D (N, C, H, W), (O, C/g, KH, KW)")
@@ -144,19 +164,32 @@ def _conv_geometry(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: I
     if min(p) < 0:
         raise ValueError(f"{where}: padding {p} must not be negative")
     if groups <= 0 or x_shape[1] % groups or w_shape[0] % groups:
-        raise ValueError(f"{where}: groups={groups} must divide in_channels {x_shape[1]} "
-                         f"and out_channels {w_shape[0]}")
+        raise ValueError(
+            f"{where}: groups={groups} must divide in_channels {x_shape[1]} "
+            f"and out_channels {w_shape[0]}"
+        )
     if x_shape[1] != w_shape[1] * groups:
-        raise ValueError(f"{where}: input has {x_shape[1]} channels, the weight expects "
-                         f"{w_shape[1]} x groups={groups} = {w_shape[1] * groups}")
-    geo = ConvGeometry(tuple(x_shape), tuple(w_shape), s, p, d, groups,  # type: ignore[arg-type]
-                       channel_major_k)
+        raise ValueError(
+            f"{where}: input has {x_shape[1]} channels, the weight expects "
+            f"{w_shape[1]} x groups={groups} = {w_shape[1] * groups}"
+        )
+    geo = ConvGeometry(
+        tuple(x_shape),  # type: ignore[arg-type]
+        tuple(w_shape),  # type: ignore[arg-type]
+        s,
+        p,
+        d,
+        groups,
+        channel_major_k,
+    )
     for axis in (0, 1):
         padded_size = x_shape[2 + axis] + 2 * p[axis]
         reach = d[axis] * (w_shape[2 + axis] - 1) + 1
         if reach > padded_size:
-            raise ValueError(f"{where}: kernel reach {reach} (dilation {d}) is larger than "
-                             f"the padded input size {padded_size}")
+            raise ValueError(
+                f"{where}: kernel reach {reach} (dilation {d}) is larger than "
+                f"the padded input size {padded_size}"
+            )
     return geo
 
 
@@ -185,20 +218,22 @@ def im2col(xp: Any, x: Array, geo: ConvGeometry, ones_row: bool = False) -> Cols
         src = padded(xp, x, geo.padding, 0.0, NHWC).transpose(0, 2, 3, 1)
         cols = buffer_cache.empty(xp, (g, geo.rows, k), x.dtype)
         for gi in range(g):
-            part = src[..., gi * cg:(gi + 1) * cg]
+            part = src[..., gi * cg : (gi + 1) * cg]
             s_n, s_h, s_w, s_c = part.strides
             view = xp.lib.stride_tricks.as_strided(
-                part, (n, oh, ow, kh, kw, cg), (s_n, s_h * sh, s_w * sw, s_h * dh, s_w * dw, s_c))
+                part, (n, oh, ow, kh, kw, cg), (s_n, s_h * sh, s_w * sw, s_h * dh, s_w * dw, s_c)
+            )
             cols[gi].reshape(n, oh, ow, kh, kw, cg)[...] = view
     else:
         src = padded(xp, x, geo.padding, 0.0, NCHW)
         cols = buffer_cache.empty(xp, (g, k + ones_row, geo.rows), x.dtype)
         cols[:, k:] = 1
         for gi in range(g):
-            part = src[:, gi * cg:(gi + 1) * cg]
+            part = src[:, gi * cg : (gi + 1) * cg]
             s_n, s_c, s_h, s_w = part.strides
             view = xp.lib.stride_tricks.as_strided(
-                part, (kh, kw, cg, n, oh, ow), (s_h * dh, s_w * dw, s_c, s_n, s_h * sh, s_w * sw))
+                part, (kh, kw, cg, n, oh, ow), (s_h * dh, s_w * dw, s_c, s_n, s_h * sh, s_w * sw)
+            )
             cols[gi, :k].reshape(kh, kw, cg, n, oh, ow)[...] = view
     return Cols(cols, geo)
 
@@ -217,8 +252,10 @@ def weight_matrix(xp: Any, w: Array, groups: int, channel_major_k: bool = False)
 def grad_rows(xp: Any, grad_y: Array, geo: ConvGeometry) -> Array:
     """``grad_y`` (N, O, OH, OW) as a C-contiguous (M, O) matrix; free when NHWC in memory."""
     if tuple(grad_y.shape) != geo.y_shape:
-        raise ValueError(f"conv2d backward: grad_output {tuple(grad_y.shape)} does not match "
-                         f"the output shape {geo.y_shape}")
+        raise ValueError(
+            f"conv2d backward: grad_output {tuple(grad_y.shape)} does not match "
+            f"the output shape {geo.y_shape}"
+        )
     rows = grad_y.transpose(0, 2, 3, 1)
     if not _has_layout(rows, NCHW):
         contiguous = buffer_cache.empty(xp, rows.shape, rows.dtype)
@@ -227,10 +264,17 @@ def grad_rows(xp: Any, grad_y: Array, geo: ConvGeometry) -> Array:
     return rows.reshape(geo.rows, geo.w_shape[0])
 
 
-def conv2d_forward(xp: Any, x: Array, w: Array, b: Array | None = None, stride: IntPair = 1,
-                   padding: IntPair = 0, dilation: IntPair = 1, groups: int = 1,
-                   fast_im2col: Callable[[Array, ConvGeometry], Array] | None = None
-                   ) -> tuple[Array, Cols]:
+def conv2d_forward(
+    xp: Any,
+    x: Array,
+    w: Array,
+    b: Array | None = None,
+    stride: IntPair = 1,
+    padding: IntPair = 0,
+    dilation: IntPair = 1,
+    groups: int = 1,
+    fast_im2col: Callable[[Array, ConvGeometry], Array] | None = None,
+) -> tuple[Array, Cols]:
     """2-D convolution (cross-correlation, as PyTorch) of ``x`` (N, C, H, W) with ``w``
     (O, C // groups, KH, KW) plus ``b`` (O,); ``stride``, ``padding``, ``dilation`` are
     ints or (height, width) pairs. ``xp`` is ``numpy`` or ``cupy``. ``fast_im2col``, a
@@ -243,11 +287,14 @@ def conv2d_forward(xp: Any, x: Array, w: Array, b: Array | None = None, stride: 
     cols : Cols
         The im2col matrix, to pass to :func:`conv2d_grad_weight`.
     """
-    geo = conv_geometry(x.shape, w.shape, stride, padding, dilation, groups,
-                        channel_major_k=fast_im2col is not None)
+    geo = conv_geometry(
+        x.shape, w.shape, stride, padding, dilation, groups, channel_major_k=fast_im2col is not None
+    )
     if x.dtype != w.dtype or (b is not None and b.dtype != x.dtype):
-        raise TypeError(f"conv2d: dtypes differ: input {x.dtype}, weight {w.dtype}"
-                        + ("" if b is None else f", bias {b.dtype}"))
+        raise TypeError(
+            f"conv2d: dtypes differ: input {x.dtype}, weight {w.dtype}"
+            + ("" if b is None else f", bias {b.dtype}")
+        )
     o = w.shape[0]
     if b is not None and tuple(b.shape) != (o,):
         raise ValueError(f"conv2d: bias {tuple(b.shape)} must have shape ({o},)")
@@ -265,16 +312,23 @@ def conv2d_forward(xp: Any, x: Array, w: Array, b: Array | None = None, stride: 
     y_rows = buffer_cache.empty(xp, (geo.rows, o), x.dtype)
     for gi in range(groups):
         a = cols.matrix[gi] if geo.channels_last else cols.matrix[gi].T
-        gemm(xp, a, w_mat[gi].T, out=y_rows[:, gi * og:(gi + 1) * og])
+        gemm(xp, a, w_mat[gi].T, out=y_rows[:, gi * og : (gi + 1) * og])
     if b is not None and not bias_in_gemm:
         y_rows += b
     n, _, oh, ow = geo.y_shape
     return y_rows.reshape(n, oh, ow, o).transpose(0, 3, 1, 2), cols
 
 
-def conv2d_grad_input(xp: Any, grad_y: Array, w: Array, x_shape: tuple[int, ...],
-                      stride: IntPair = 1, padding: IntPair = 0, dilation: IntPair = 1,
-                      groups: int = 1) -> Array:
+def conv2d_grad_input(
+    xp: Any,
+    grad_y: Array,
+    w: Array,
+    x_shape: tuple[int, ...],
+    stride: IntPair = 1,
+    padding: IntPair = 0,
+    dilation: IntPair = 1,
+    groups: int = 1,
+) -> Array:
     """Gradient of conv2d with respect to its input (a transposed convolution).
 
     For every kernel offset (kh, kw): ``grad_y @ w[:, :, kh, kw]`` (one GEMM), added into
@@ -298,23 +352,31 @@ def conv2d_grad_input(xp: Any, grad_y: Array, w: Array, x_shape: tuple[int, ...]
     part = buffer_cache.empty(xp, part_shape, grad_y.dtype)
     n, _, oh, ow = geo.y_shape
     for gi in range(groups):
-        gy_g = gy[:, gi * og:(gi + 1) * og]
+        gy_g = gy[:, gi * og : (gi + 1) * og]
         for i in range(kh):
             for j in range(kw):
-                target = window(gx[:, gi * cg:(gi + 1) * cg], i * dh, j * dw, geo.stride,
-                                geo.out_hw)
+                target = window(
+                    gx[:, gi * cg : (gi + 1) * cg], i * dh, j * dw, geo.stride, geo.out_hw
+                )
                 if geo.channels_last:
                     gemm(xp, gy_g, w5[gi, :, i, j, :], out=part)
                     target += part.reshape(n, oh, ow, cg).transpose(0, 3, 1, 2)
                 else:
                     gemm(xp, w5[gi, :, i, j, :].T, gy_g.T, out=part)
                     target += part.reshape(cg, n, oh, ow).transpose(1, 0, 2, 3)
-    return gx[:, :, ph:ph + h, pw:pw + wd]
+    return gx[:, :, ph : ph + h, pw : pw + wd]
 
 
-def conv2d_grad_weight(xp: Any, grad_y: Array, x_or_cols: Array | Cols,
-                       w_shape: tuple[int, ...], stride: IntPair = 1, padding: IntPair = 0,
-                       dilation: IntPair = 1, groups: int = 1) -> Array:
+def conv2d_grad_weight(
+    xp: Any,
+    grad_y: Array,
+    x_or_cols: Array | Cols,
+    w_shape: tuple[int, ...],
+    stride: IntPair = 1,
+    padding: IntPair = 0,
+    dilation: IntPair = 1,
+    groups: int = 1,
+) -> Array:
     """Gradient of conv2d with respect to its weight: ``grad_y.T @ cols`` per group.
 
     ``x_or_cols`` is the forward input (im2col is recomputed) or the :class:`Cols` that
@@ -326,11 +388,17 @@ def conv2d_grad_weight(xp: Any, grad_y: Array, x_or_cols: Array | Cols,
     """
     if isinstance(x_or_cols, Cols):
         cols = x_or_cols
-        geo = conv_geometry(cols.geometry.x_shape, w_shape, stride, padding, dilation, groups,
-                            cols.geometry.channel_major_k)
+        geo = conv_geometry(
+            cols.geometry.x_shape,
+            w_shape,
+            stride,
+            padding,
+            dilation,
+            groups,
+            cols.geometry.channel_major_k,
+        )
         if geo != cols.geometry:
-            raise ValueError(f"conv2d_grad_weight: cols were made for {cols.geometry}, "
-                             f"not {geo}")
+            raise ValueError(f"conv2d_grad_weight: cols were made for {cols.geometry}, not {geo}")
     else:
         geo = conv_geometry(x_or_cols.shape, w_shape, stride, padding, dilation, groups)
         cols = im2col(xp, x_or_cols, geo)
@@ -339,7 +407,7 @@ def conv2d_grad_weight(xp: Any, grad_y: Array, x_or_cols: Array | Cols,
     gy = grad_rows(xp, grad_y, geo)
     gw = xp.empty((groups, og, k), grad_y.dtype)
     for gi in range(groups):
-        gy_g = gy[:, gi * og:(gi + 1) * og]
+        gy_g = gy[:, gi * og : (gi + 1) * og]
         cols_g = cols.matrix[gi] if geo.channels_last else cols.matrix[gi, :k].T  # (M, K)
         # A long reduction (M) into a small output: OpenBLAS splits the output's rows
         # among its threads, and with the larger dim first it is faster and far less
@@ -352,7 +420,8 @@ def conv2d_grad_weight(xp: Any, grad_y: Array, x_or_cols: Array | Cols,
     if geo.channel_major_k:  # already the weight's order
         return gw.reshape(o, cg, kh, kw)
     return xp.ascontiguousarray(
-        gw.reshape(groups, og, kh, kw, cg).transpose(0, 1, 4, 2, 3)).reshape(o, cg, kh, kw)
+        gw.reshape(groups, og, kh, kw, cg).transpose(0, 1, 4, 2, 3)
+    ).reshape(o, cg, kh, kw)
 
 
 def conv2d_grad_bias(xp: Any, grad_y: Array) -> Array:

@@ -100,8 +100,7 @@ def physical_order(x: Array) -> tuple[int, ...]:
     return tuple(sorted(range(x.ndim), key=lambda a: (-abs(x.strides[a]), a)))
 
 
-def empty_with_layout(xp: Any, shape: tuple[int, ...], dtype: Any,
-                      order: tuple[int, ...]) -> Array:
+def empty_with_layout(xp: Any, shape: tuple[int, ...], dtype: Any, order: tuple[int, ...]) -> Array:
     """Uninitialised array of logical ``shape`` stored with axes ``order`` outermost first.
 
     ``order=(0, 2, 3, 1)`` gives an NCHW-shaped array that is NHWC in memory.
@@ -113,8 +112,9 @@ def empty_with_layout(xp: Any, shape: tuple[int, ...], dtype: Any,
     return buffer.transpose(inverse)
 
 
-def padded(xp: Any, x: Array, padding: tuple[int, int], fill: float,
-           order: tuple[int, ...] | None = None) -> Array:
+def padded(
+    xp: Any, x: Array, padding: tuple[int, int], fill: float, order: tuple[int, ...] | None = None
+) -> Array:
     """Return NCHW ``x`` padded by ``fill`` on H and W, stored with layout ``order``.
 
     Returns ``x`` itself when there is no padding and its layout already is ``order``
@@ -128,10 +128,10 @@ def padded(xp: Any, x: Array, padding: tuple[int, int], fill: float,
     out = empty_with_layout(xp, (n, c, h + 2 * ph, w + 2 * pw), x.dtype, order)
     if ph or pw:
         out[:, :, :ph] = fill
-        out[:, :, ph + h:] = fill
-        out[:, :, ph:ph + h, :pw] = fill
-        out[:, :, ph:ph + h, pw + w:] = fill
-    out[:, :, ph:ph + h, pw:pw + w] = x
+        out[:, :, ph + h :] = fill
+        out[:, :, ph : ph + h, :pw] = fill
+        out[:, :, ph : ph + h, pw + w :] = fill
+    out[:, :, ph : ph + h, pw : pw + w] = x
     return out
 
 

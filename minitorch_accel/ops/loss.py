@@ -81,8 +81,16 @@ class CrossEntropy(Function):
     ``ignore_index`` give 0.
     """
 
-    def forward(self, logits: Any, labels: Any, *, smoothing: float, ignore_index: int,
-                reduction: str = "none", check: _LabelCheck | None = None) -> Any:
+    def forward(
+        self,
+        logits: Any,
+        labels: Any,
+        *,
+        smoothing: float,
+        ignore_index: int,
+        reduction: str = "none",
+        check: _LabelCheck | None = None,
+    ) -> Any:
         if logits.dtype.itemsize < 4:  # float16 logits: softmax in float32
             logits = logits.astype(np.float32)
         self.label_data, self.ignore_index, self.smoothing = labels, ignore_index, smoothing
@@ -126,8 +134,14 @@ class CrossEntropy(Function):
             self.check()
         if self.log_probs is None and not is_grad_enabled():  # the fused GPU path
             fused = self.device.backend.kernel("cross_entropy_backward")
-            grad = fused(self.logits, self.label_data, self.ignore_index, self.lse,
-                         grad_output.data, self.scale)
+            grad = fused(
+                self.logits,
+                self.label_data,
+                self.ignore_index,
+                self.lse,
+                grad_output.data,
+                self.scale,
+            )
             return Tensor._make(grad, self.device, False, None), None
         rows, safe, valid = self._routing()
         if is_grad_enabled():  # create_graph: keep softmax differentiable in the logits
@@ -233,8 +247,14 @@ def cross_entropy(
         # GPU: the labels are counted and checked on the device, and the verdict is
         # read back later (at backward or the next synchronization): no stall here
         check = _LabelCheck("cross_entropy", label_array, classes, ignore_index)
-        loss = CrossEntropy.apply(logits, label_tensor, smoothing=0.0, ignore_index=ignore_index,
-                                  reduction=reduction, check=check)
+        loss = CrossEntropy.apply(
+            logits,
+            label_tensor,
+            smoothing=0.0,
+            ignore_index=ignore_index,
+            reduction=reduction,
+            check=check,
+        )
         backend.defer_check(check)
         return loss.reshape(out_shape) if reduction == "none" else loss
     _, valid = _check_labels("cross_entropy", label_array, classes, ignore_index)

@@ -132,8 +132,9 @@ def _check(name: str, input: Tensor) -> None:
         raise TypeError(f"{name}: input must be floating point, got {input.dtype}")
 
 
-def max_pool2d(input: Tensor, kernel_size: IntPair, stride: IntPair | None = None,
-               padding: IntPair = 0) -> Tensor:
+def max_pool2d(
+    input: Tensor, kernel_size: IntPair, stride: IntPair | None = None, padding: IntPair = 0
+) -> Tensor:
     """Max pooling over NCHW images, as ``torch.nn.functional.max_pool2d``.
 
     ``y[n, c, i, j] = max over (p, q) of x[n, c, i*sh + p - ph, j*sw + q - pw]``, with
@@ -167,8 +168,13 @@ def max_pool2d(input: Tensor, kernel_size: IntPair, stride: IntPair | None = Non
     return MaxPool2d.apply(input, kernel_size=kernel_size, stride=stride, padding=padding)
 
 
-def avg_pool2d(input: Tensor, kernel_size: IntPair, stride: IntPair | None = None,
-               padding: IntPair = 0, count_include_pad: bool = True) -> Tensor:
+def avg_pool2d(
+    input: Tensor,
+    kernel_size: IntPair,
+    stride: IntPair | None = None,
+    padding: IntPair = 0,
+    count_include_pad: bool = True,
+) -> Tensor:
     """Average pooling over NCHW images, as ``torch.nn.functional.avg_pool2d``.
 
     Each window's sum divided by ``KH * KW`` (``count_include_pad=True``, padding counts
@@ -182,8 +188,13 @@ def avg_pool2d(input: Tensor, kernel_size: IntPair, stride: IntPair | None = Non
     [[2.5, 4.5], [10.5, 12.5]]
     """
     _check("avg_pool2d", input)
-    return AvgPool2d.apply(input, kernel_size=kernel_size, stride=stride, padding=padding,
-                           count_include_pad=count_include_pad)
+    return AvgPool2d.apply(
+        input,
+        kernel_size=kernel_size,
+        stride=stride,
+        padding=padding,
+        count_include_pad=count_include_pad,
+    )
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size: IntPair) -> Tensor:
@@ -203,7 +214,14 @@ def adaptive_avg_pool2d(input: Tensor, output_size: IntPair) -> Tensor:
 
 
 __all__ = [
-    "AdaptiveAvgPool2d", "AdaptiveAvgPool2dBackward", "AvgPool2d", "AvgPool2dBackward",
-    "MaxPool2d", "MaxPool2dBackward", "MaxPool2dPick", "adaptive_avg_pool2d", "avg_pool2d",
+    "AdaptiveAvgPool2d",
+    "AdaptiveAvgPool2dBackward",
+    "AvgPool2d",
+    "AvgPool2dBackward",
+    "MaxPool2d",
+    "MaxPool2dBackward",
+    "MaxPool2dPick",
+    "adaptive_avg_pool2d",
+    "avg_pool2d",
     "max_pool2d",
 ]

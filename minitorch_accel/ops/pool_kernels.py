@@ -41,7 +41,8 @@ class PoolGeometry:
         h, w = self.x_shape[2:]
         return tuple(  # type: ignore[return-value]
             (size + 2 * p - k) // s + 1
-            for size, k, s, p in zip((h, w), self.kernel, self.stride, self.padding, strict=True))
+            for size, k, s, p in zip((h, w), self.kernel, self.stride, self.padding, strict=True)
+        )
 
     @functools.cached_property
     def y_shape(self) -> tuple[int, int, int, int]:
@@ -54,21 +55,32 @@ class PoolGeometry:
         return self.stride == self.kernel and self.padding == (0, 0)
 
 
-def pool_geometry(name: str, x_shape: tuple[int, ...], kernel_size: IntPair,
-                  stride: IntPair | None, padding: IntPair) -> PoolGeometry:
+def pool_geometry(
+    name: str,
+    x_shape: tuple[int, ...],
+    kernel_size: IntPair,
+    stride: IntPair | None,
+    padding: IntPair,
+) -> PoolGeometry:
     """Validate a pooling call and return its :class:`PoolGeometry`.
 
     ``stride`` defaults to ``kernel_size``. Raises ValueError for non-4-D input, kernel
     or stride <= 0, padding < 0 or more than half the kernel, or a kernel larger than
     the padded input.
     """
-    return _pool_geometry(name, tuple(x_shape), hashable(kernel_size), hashable(stride),
-                          hashable(padding))
+    return _pool_geometry(
+        name, tuple(x_shape), hashable(kernel_size), hashable(stride), hashable(padding)
+    )
 
 
 @functools.lru_cache(maxsize=256)
-def _pool_geometry(name: str, x_shape: tuple[int, ...], kernel_size: IntPair,
-                   stride: IntPair | None, padding: IntPair) -> PoolGeometry:
+def _pool_geometry(
+    name: str,
+    x_shape: tuple[int, ...],
+    kernel_size: IntPair,
+    stride: IntPair | None,
+    padding: IntPair,
+) -> PoolGeometry:
     k = pair(kernel_size, "kernel_size")
     s = k if stride is None else pair(stride, "stride")
     p = pair(padding, "padding")
@@ -95,8 +107,8 @@ def _grad_canvas(xp: Any, geo: PoolGeometry, dtype: Any, order: tuple[int, ...])
     (ph, pw), (oh, ow), (kh, kw) = geo.padding, geo.out_hw, geo.kernel
     canvas = empty_with_layout(xp, (n, c, h + 2 * ph, w + 2 * pw), dtype, order)
     if geo.tiles:  # only the rows/columns no window covers need zeros
-        canvas[:, :, oh * kh:] = 0
-        canvas[:, :, :, ow * kw:] = 0
+        canvas[:, :, oh * kh :] = 0
+        canvas[:, :, :, ow * kw :] = 0
     else:
         canvas[...] = 0
     return canvas
@@ -104,11 +116,12 @@ def _grad_canvas(xp: Any, geo: PoolGeometry, dtype: Any, order: tuple[int, ...])
 
 def _interior(canvas: Array, geo: PoolGeometry) -> Array:
     (ph, pw), (h, w) = geo.padding, geo.x_shape[2:]
-    return canvas[:, :, ph:ph + h, pw:pw + w]
+    return canvas[:, :, ph : ph + h, pw : pw + w]
 
 
-def max_pool2d_forward(xp: Any, x: Array, kernel_size: IntPair, stride: IntPair | None = None,
-                       padding: IntPair = 0) -> Array:
+def max_pool2d_forward(
+    xp: Any, x: Array, kernel_size: IntPair, stride: IntPair | None = None, padding: IntPair = 0
+) -> Array:
     """Max pooling of NCHW ``x`` (padding counts as -inf).
 
     Returns
@@ -123,13 +136,13 @@ def max_pool2d_forward(xp: Any, x: Array, kernel_size: IntPair, stride: IntPair 
     source = padded(xp, x, geo.padding, float("-inf"))
     # Separable: first the maximum over each window's rows for every column (whole rows
     # are long contiguous runs in NCHW and NHWC alike), then over its columns.
-    row_views = [source[:, :, i:i + sh * (oh - 1) + 1:sh, :] for i in range(kh)]
+    row_views = [source[:, :, i : i + sh * (oh - 1) + 1 : sh, :] for i in range(kh)]
     rows = row_views[0]
     if kh > 1:
         rows = empty_with_layout(xp, (*x.shape[:2], oh, source.shape[3]), x.dtype, order)
         _running_max(xp, row_views, rows)
     y = empty_with_layout(xp, geo.y_shape, x.dtype, order)
-    _running_max(xp, [rows[:, :, :, j:j + sw * (ow - 1) + 1:sw] for j in range(kw)], y)
+    _running_max(xp, [rows[:, :, :, j : j + sw * (ow - 1) + 1 : sw] for j in range(kw)], y)
     return y
 
 
@@ -143,8 +156,15 @@ def _running_max(xp: Any, views: list[Array], out: Array) -> None:
         xp.maximum(out, view, out=out)
 
 
-def max_pool2d_backward(xp: Any, grad_y: Array, x: Array, y: Array, kernel_size: IntPair,
-                        stride: IntPair | None = None, padding: IntPair = 0) -> Array:
+def max_pool2d_backward(
+    xp: Any,
+    grad_y: Array,
+    x: Array,
+    y: Array,
+    kernel_size: IntPair,
+    stride: IntPair | None = None,
+    padding: IntPair = 0,
+) -> Array:
     """Gradient of max pooling: each window's gradient goes to its *first* maximum.
 
     Ties are common (ReLU zeros, flat image regions); like PyTorch, the gradient goes to
@@ -163,8 +183,10 @@ def max_pool2d_backward(xp: Any, grad_y: Array, x: Array, y: Array, kernel_size:
     """
     geo = pool_geometry("max_pool2d", x.shape, kernel_size, stride, padding)
     if tuple(grad_y.shape) != geo.y_shape or tuple(y.shape) != geo.y_shape:
-        raise ValueError(f"max_pool2d backward: grad_output {tuple(grad_y.shape)} and output "
-                         f"{tuple(y.shape)} must both have shape {geo.y_shape}")
+        raise ValueError(
+            f"max_pool2d backward: grad_output {tuple(grad_y.shape)} and output "
+            f"{tuple(y.shape)} must both have shape {geo.y_shape}"
+        )
     order = physical_order(x)
     grad_y = _with_layout(xp, grad_y, order)
     source = padded(xp, x, geo.padding, float("-inf"))
@@ -194,8 +216,15 @@ def max_pool2d_backward(xp: Any, grad_y: Array, x: Array, y: Array, kernel_size:
     return _interior(canvas, geo)
 
 
-def max_pool2d_pick(xp: Any, v: Array, x: Array, y: Array, kernel_size: IntPair,
-                    stride: IntPair | None = None, padding: IntPair = 0) -> Array:
+def max_pool2d_pick(
+    xp: Any,
+    v: Array,
+    x: Array,
+    y: Array,
+    kernel_size: IntPair,
+    stride: IntPair | None = None,
+    padding: IntPair = 0,
+) -> Array:
     """The value of ``v`` (shaped like ``x``) at each window's first maximum of ``x``.
 
     The adjoint of :func:`max_pool2d_backward` (used for second derivatives).
@@ -229,15 +258,22 @@ def _divisor(xp: Any, geo: PoolGeometry, count_include_pad: bool, dtype: Any) ->
     if count_include_pad or geo.padding == (0, 0):
         return float(kh * kw)
     counts = []
-    for size, k, s, p, out in zip(geo.x_shape[2:], geo.kernel, geo.stride, geo.padding,
-                                  geo.out_hw, strict=True):
+    for size, k, s, p, out in zip(
+        geo.x_shape[2:], geo.kernel, geo.stride, geo.padding, geo.out_hw, strict=True
+    ):
         start = xp.arange(out) * s - p
         counts.append(xp.minimum(start + k, size) - xp.maximum(start, 0))
     return (counts[0][:, None] * counts[1][None, :]).astype(dtype)
 
 
-def avg_pool2d_forward(xp: Any, x: Array, kernel_size: IntPair, stride: IntPair | None = None,
-                       padding: IntPair = 0, count_include_pad: bool = True) -> Array:
+def avg_pool2d_forward(
+    xp: Any,
+    x: Array,
+    kernel_size: IntPair,
+    stride: IntPair | None = None,
+    padding: IntPair = 0,
+    count_include_pad: bool = True,
+) -> Array:
     """Average pooling of NCHW ``x`` (zero padding).
 
     ``count_include_pad=True`` (PyTorch's default) divides every window sum by KH*KW;
@@ -254,14 +290,21 @@ def avg_pool2d_forward(xp: Any, x: Array, kernel_size: IntPair, stride: IntPair 
     return y
 
 
-def avg_pool2d_backward(xp: Any, grad_y: Array, x_shape: tuple[int, ...],
-                        kernel_size: IntPair, stride: IntPair | None = None,
-                        padding: IntPair = 0, count_include_pad: bool = True) -> Array:
+def avg_pool2d_backward(
+    xp: Any,
+    grad_y: Array,
+    x_shape: tuple[int, ...],
+    kernel_size: IntPair,
+    stride: IntPair | None = None,
+    padding: IntPair = 0,
+    count_include_pad: bool = True,
+) -> Array:
     """Gradient of average pooling: each window's gradient, divided, added to every element."""
     geo = pool_geometry("avg_pool2d", x_shape, kernel_size, stride, padding)
     if tuple(grad_y.shape) != geo.y_shape:
-        raise ValueError(f"avg_pool2d backward: grad_output {tuple(grad_y.shape)} must have "
-                         f"shape {geo.y_shape}")
+        raise ValueError(
+            f"avg_pool2d backward: grad_output {tuple(grad_y.shape)} must have shape {geo.y_shape}"
+        )
     order = physical_order(grad_y)
     share = empty_with_layout(xp, geo.y_shape, grad_y.dtype, order)
     xp.divide(grad_y, _divisor(xp, geo, count_include_pad, grad_y.dtype), out=share)
@@ -290,8 +333,10 @@ def adaptive_avg_pool2d_forward(xp: Any, x: Array, output_size: IntPair) -> Arra
     """
     oh, ow = pair(output_size, "output_size")
     if x.ndim != 4 or min(oh, ow) <= 0:
-        raise ValueError(f"adaptive_avg_pool2d: input {tuple(x.shape)} must be 4-D and "
-                         f"output_size {(oh, ow)} positive")
+        raise ValueError(
+            f"adaptive_avg_pool2d: input {tuple(x.shape)} must be 4-D and "
+            f"output_size {(oh, ow)} positive"
+        )
     a_h = _adaptive_matrix(xp, x.shape[2], oh, x.dtype)
     a_w = _adaptive_matrix(xp, x.shape[3], ow, x.dtype)
     return xp.matmul(a_h, xp.matmul(x, a_w.T))
@@ -306,7 +351,14 @@ def adaptive_avg_pool2d_backward(xp: Any, grad_y: Array, x_shape: tuple[int, ...
 
 
 __all__ = [
-    "PoolGeometry", "adaptive_avg_pool2d_backward", "adaptive_avg_pool2d_forward",
-    "avg_pool2d_backward", "avg_pool2d_forward", "buffer_cache", "max_pool2d_backward",
-    "max_pool2d_forward", "max_pool2d_pick", "pool_geometry",
+    "PoolGeometry",
+    "adaptive_avg_pool2d_backward",
+    "adaptive_avg_pool2d_forward",
+    "avg_pool2d_backward",
+    "avg_pool2d_forward",
+    "buffer_cache",
+    "max_pool2d_backward",
+    "max_pool2d_forward",
+    "max_pool2d_pick",
+    "pool_geometry",
 ]

@@ -194,20 +194,35 @@ class Adam(Optimizer):
                         state["max_exp_avg_sq"] = zeros_like(p)
                     state["step"] = int(state["step"]) + 1
                     batch.append((p, grad, state))
-                hyper = (group["lr"], beta1, beta2, group["eps"], group["weight_decay"],
-                         group["decoupled_weight_decay"], amsgrad, group["maximize"])
+                hyper = (
+                    group["lr"],
+                    beta1,
+                    beta2,
+                    group["eps"],
+                    group["weight_decay"],
+                    group["decoupled_weight_decay"],
+                    amsgrad,
+                    group["maximize"],
+                )
                 for p, grad, state in _update_many(batch, hyper):
                     update = fast_path(p.device, "adam_update") or adam_update
                     with p.device.guard():
-                        update(p.xp, p.data, grad, state["exp_avg"].data,
-                               state["exp_avg_sq"].data,
-                               state["max_exp_avg_sq"].data if amsgrad else None,
-                               state["step"], *hyper)
+                        update(
+                            p.xp,
+                            p.data,
+                            grad,
+                            state["exp_avg"].data,
+                            state["exp_avg_sq"].data,
+                            state["max_exp_avg_sq"].data if amsgrad else None,
+                            state["step"],
+                            *hyper,
+                        )
         return loss
 
 
-def _update_many(batch: list[tuple[Tensor, Any, dict[str, Any]]],
-                 hyper: tuple[Any, ...]) -> list[tuple[Tensor, Any, dict[str, Any]]]:
+def _update_many(
+    batch: list[tuple[Tensor, Any, dict[str, Any]]], hyper: tuple[Any, ...]
+) -> list[tuple[Tensor, Any, dict[str, Any]]]:
     """Update every parameter of ``batch`` (``(p, grad, state)``) in one launch when the
     backend can (see :func:`.optimizer.foreach_kernel`); return what is left to update
     one by one (all of it, or nothing)."""
@@ -216,11 +231,15 @@ def _update_many(batch: list[tuple[Tensor, Any, dict[str, Any]]],
     if many is None:
         return batch
     amsgrad = hyper[6]
-    done = many([p.data for p, _, _ in batch], [grad for _, grad, _ in batch],
-                [s["exp_avg"].data for _, _, s in batch],
-                [s["exp_avg_sq"].data for _, _, s in batch],
-                [s["max_exp_avg_sq"].data for _, _, s in batch] if amsgrad else None,
-                steps.pop(), *hyper)
+    done = many(
+        [p.data for p, _, _ in batch],
+        [grad for _, grad, _ in batch],
+        [s["exp_avg"].data for _, _, s in batch],
+        [s["exp_avg_sq"].data for _, _, s in batch],
+        [s["max_exp_avg_sq"].data for _, _, s in batch] if amsgrad else None,
+        steps.pop(),
+        *hyper,
+    )
     return [] if done else batch
 
 

@@ -321,8 +321,9 @@ def fast_path(device: Device, name: str) -> Callable[..., None] | None:
     return kernel
 
 
-def foreach_kernel(params: Sequence[Tensor], name: str, shared: set[Any]
-                   ) -> Callable[..., bool] | None:
+def foreach_kernel(
+    params: Sequence[Tensor], name: str, shared: set[Any]
+) -> Callable[..., bool] | None:
     """The backend's multi-tensor kernel ``name`` (one launch updates every parameter),
     when there is one, the parameters are several, on one device, and share the one
     value in ``shared`` (a first step, a step count); None otherwise."""

@@ -185,18 +185,24 @@ class SGD(Optimizer):
                             buf = state["momentum_buffer"] = zeros_like(p)
                             first = True
                     batch.append((p, grad, buf, first))
-                hyper = (group["lr"], momentum, group["dampening"], group["nesterov"],
-                         group["weight_decay"], group["maximize"])
+                hyper = (
+                    group["lr"],
+                    momentum,
+                    group["dampening"],
+                    group["nesterov"],
+                    group["weight_decay"],
+                    group["maximize"],
+                )
                 for p, grad, buf, first in _update_many(batch, hyper):
                     update = fast_path(p.device, "sgd_update") or sgd_update
                     with p.device.guard():
-                        update(p.xp, p.data, grad, None if buf is None else buf.data, *hyper,
-                               first)
+                        update(p.xp, p.data, grad, None if buf is None else buf.data, *hyper, first)
         return loss
 
 
-def _update_many(batch: list[tuple[Tensor, Any, Tensor | None, bool]],
-                 hyper: tuple[Any, ...]) -> list[tuple[Tensor, Any, Tensor | None, bool]]:
+def _update_many(
+    batch: list[tuple[Tensor, Any, Tensor | None, bool]], hyper: tuple[Any, ...]
+) -> list[tuple[Tensor, Any, Tensor | None, bool]]:
     """Update every parameter of ``batch`` (``(p, grad, buf, first)``) in one launch when
     the backend can (see :func:`.optimizer.foreach_kernel`); return what is left to
     update one by one (all of it, or nothing)."""
@@ -205,6 +211,7 @@ def _update_many(batch: list[tuple[Tensor, Any, Tensor | None, bool]],
     if many is None:
         return batch
     bufs = None if batch[0][2] is None else [b.data for _, _, b, _ in batch if b is not None]
-    done = many([p.data for p, *_ in batch], [grad for _, grad, _, _ in batch], bufs, *hyper,
-                firsts.pop())
+    done = many(
+        [p.data for p, *_ in batch], [grad for _, grad, _, _ in batch], bufs, *hyper, firsts.pop()
+    )
     return [] if done else batch

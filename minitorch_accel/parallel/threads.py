@@ -65,7 +65,9 @@ def stop_threads(threads: Sequence[TowerThread]) -> None:
 
 
 def run_towers(
-    devices: Sequence[Device], threads: Sequence[TowerThread], what: str,
+    devices: Sequence[Device],
+    threads: Sequence[TowerThread],
+    what: str,
     work: Callable[[int], R],
 ) -> list[R]:
     """``work(i)`` for every tower ``i``, each in its thread (or, without ``threads``, one

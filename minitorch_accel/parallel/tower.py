@@ -233,7 +233,9 @@ class TowerTrainer(Generic[M]):
         # gradients (and send them to the host); 6. wait for all of them
         try:
             results = run_towers(
-                self.devices, self._threads, "forward/backward",
+                self.devices,
+                self._threads,
+                "forward/backward",
                 lambda i: self._tower(i, host_flat, x_shards[i], y_shards[i]),
             )
         except RuntimeError:
@@ -254,7 +256,9 @@ class TowerTrainer(Generic[M]):
             phases.update({name: phases[name] + value for name, value in seconds.items()})
             grad_mode, tick = is_grad_enabled(), perf_counter()
             run_towers(
-                self.devices, self._threads, "the update",
+                self.devices,
+                self._threads,
+                "the update",
                 lambda i: self._update_tower(i, reduced[i], has_grad, grad_mode),
             )
         phases["update"] = perf_counter() - tick

@@ -69,9 +69,7 @@ class CallbackList:
         self.callbacks = list(callbacks)
         for cb in self.callbacks:
             if not isinstance(cb, Callback):
-                raise TypeError(
-                    f"callbacks must be Callback instances, got {type(cb).__name__}"
-                )
+                raise TypeError(f"callbacks must be Callback instances, got {type(cb).__name__}")
         # Reading the batch loss forces a device sync: only do it when someone listens.
         self.wants_batch_logs = any(
             type(cb).on_batch_end is not Callback.on_batch_end for cb in self.callbacks
@@ -168,4 +166,3 @@ def bind(callbacks: Sequence[Callback], state: TrainingState, epochs: int) -> Ca
         if isinstance(cb, ModelCheckpoint):
             cb.total_epochs = epochs
     return listed
-

@@ -61,27 +61,43 @@ def build_parser(prog: str = DEFAULT_PROG) -> argparse.ArgumentParser:
         prog=prog,
         description="Train the LeNet CNN on MNIST and print the lab's summary row.",
     )
-    p.add_argument("--dataset", choices=sorted(DATASETS),
-                   help="sample: 5,000 digits embedded in the package (default); mnist: the "
-                   "full 70,000 (downloaded); fashion: Fashion-MNIST")
+    p.add_argument(
+        "--dataset",
+        choices=sorted(DATASETS),
+        help="sample: 5,000 digits embedded in the package (default); mnist: the "
+        "full 70,000 (downloaded); fashion: Fashion-MNIST",
+    )
     p.add_argument("--device", default="cpu", help="cpu (default), cuda, cuda:1, cpu:1...")
     p.add_argument("--epochs", type=_positive_int, help=f"default {defaults.epochs}")
     p.add_argument("--batch-size", type=_positive_int, help=f"default {defaults.batch_size}")
-    p.add_argument("--lr", type=_positive_float,
-                   help="peak learning rate of the one-cycle schedule (default "
-                   + ", ".join(f"{k} {v}" for k, v in DEFAULT_LR.items()) + ")")
-    p.add_argument("--optimizer", choices=["sgd", "adam"],
-                   help="adam (default), or sgd with Nesterov momentum 0.9")
+    p.add_argument(
+        "--lr",
+        type=_positive_float,
+        help="peak learning rate of the one-cycle schedule (default "
+        + ", ".join(f"{k} {v}" for k, v in DEFAULT_LR.items())
+        + ")",
+    )
+    p.add_argument(
+        "--optimizer",
+        choices=["sgd", "adam"],
+        help="adam (default), or sgd with Nesterov momentum 0.9",
+    )
     p.add_argument("--seed", type=int, help=f"weights and shuffling (default {defaults.seed})")
-    p.add_argument("--limit", type=_positive_int,
-                   help="use only the first N training and test images (quick runs)")
+    p.add_argument(
+        "--limit",
+        type=_positive_int,
+        help="use only the first N training and test images (quick runs)",
+    )
     p.add_argument("--data-dir", help="folder with the IDX files (searched first)")
-    p.add_argument("--checkpoint", metavar="PATH",
-                   help="save a checkpoint there after every epoch")
+    p.add_argument("--checkpoint", metavar="PATH", help="save a checkpoint there after every epoch")
     p.add_argument("--resume", metavar="PATH", help="continue the run saved in PATH")
     p.add_argument("--plot", metavar="PATH", help="write the loss/accuracy curves (PNG)")
-    p.add_argument("--amp", action="store_true", default=None,
-                   help="mixed precision (float16 compute, float32 weights)")
+    p.add_argument(
+        "--amp",
+        action="store_true",
+        default=None,
+        help="mixed precision (float16 compute, float32 weights)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bars, only the summary")
     return p
 
@@ -178,8 +194,10 @@ def _run(args: argparse.Namespace, prog: str, start: float) -> int:
         raise UsageError(f"--resume {args.resume}: the checkpoint holds no command-line settings")
     config = _config(args, saved)
     if config.amp and not _amp_available():
-        raise UsageError("--amp: mixed precision is not available yet in this version "
-                         "(minitorch_accel.amp is missing)")
+        raise UsageError(
+            "--amp: mixed precision is not available yet in this version "
+            "(minitorch_accel.amp is missing)"
+        )
     from .recipe import build_data, build_training
 
     try:
@@ -191,12 +209,21 @@ def _run(args: argparse.Namespace, prog: str, start: float) -> int:
         print(_describe(config, parts, device), flush=True)
     checkpoint = args.checkpoint or args.resume
     history = fit(
-        parts["model"], parts["loader"], parts["optimizer"], parts["loss_fn"], config.epochs,
-        device=device, val_loader=parts["val_loader"], scheduler=parts["scheduler"],
-        checkpoint=checkpoint, progress=not args.quiet, resume=ckpt,
+        parts["model"],
+        parts["loader"],
+        parts["optimizer"],
+        parts["loss_fn"],
+        config.epochs,
+        device=device,
+        val_loader=parts["val_loader"],
+        scheduler=parts["scheduler"],
+        checkpoint=checkpoint,
+        progress=not args.quiet,
+        resume=ckpt,
         interrupt_checkpoint=checkpoint or f"lenet-{config.dataset}-interrupted.npz",
         resume_command=f"{prog} --resume {{path}}",
-        metadata={"config": config.to_dict()}, amp=config.amp,
+        metadata={"config": config.to_dict()},
+        amp=config.amp,
     )
     if args.plot and len(history):
         from .plot import plot_history

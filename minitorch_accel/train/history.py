@@ -167,8 +167,7 @@ class History:
             values = [float(v) for v in _as_list(data.get(name, [math.nan] * len(epochs)))]
             if len(values) != len(epochs):
                 raise ValueError(
-                    f"History column {name!r} has {len(values)} values for "
-                    f"{len(epochs)} epochs"
+                    f"History column {name!r} has {len(values)} values for {len(epochs)} epochs"
                 )
             setattr(history, name, values)
         return history

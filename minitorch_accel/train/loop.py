@@ -254,8 +254,16 @@ def fit(
     scaler = None
     if amp:
         autocast, scaler = _amp_tools(dev)
-    state = TrainingState(model, optimizer, loader, dev, history if history is not None
-                          else History(), scheduler, scaler, metadata)
+    state = TrainingState(
+        model,
+        optimizer,
+        loader,
+        dev,
+        history if history is not None else History(),
+        scheduler,
+        scaler,
+        metadata,
+    )
     if resume is not None:
         ckpt = load_checkpoint(resume, dev) if not isinstance(resume, Mapping) else resume
         state.load_state_dict(ckpt)
@@ -263,8 +271,9 @@ def fit(
         after = state.history.epoch[-1] + 1 if len(state.history) else 0
         state.epoch = max(int(start_epoch), after)
     listed = bind(callbacks, state, int(epochs))
-    run = EpochRunner(state, loss_fn, int(epochs), progress, scheduler_interval, autocast,
-               listed.wants_batch_logs)
+    run = EpochRunner(
+        state, loss_fn, int(epochs), progress, scheduler_interval, autocast, listed.wants_batch_logs
+    )
     save_to = interrupt_checkpoint if interrupt_checkpoint is not None else checkpoint
     listed.on_train_begin({})
     with InterruptGuard() as guard:
@@ -296,14 +305,16 @@ def _report_interrupt(
 ) -> None:
     where = _position_text(state, epochs)
     if path is None:
-        print(f"Training interrupted {where}; no checkpoint path was given, nothing saved.",
-              file=sys.stderr, flush=True)
+        print(
+            f"Training interrupted {where}; no checkpoint path was given, nothing saved.",
+            file=sys.stderr,
+            flush=True,
+        )
         return
     saved = state.save(path)
     command = (resume_command or "fit(..., resume={path!r})").format(path=os.fspath(saved))
     print(
-        f"Training interrupted {where}; checkpoint saved to {saved}.\n"
-        f"Resume with: {command}",
+        f"Training interrupted {where}; checkpoint saved to {saved}.\nResume with: {command}",
         file=sys.stderr,
         flush=True,
     )

@@ -123,13 +123,13 @@ def build_training(config: RunConfig, train_set: Any, test_set: Any) -> dict[str
 
     manual_seed(config.seed)
     model = LeNet()
-    loader = DataLoader(train_set, batch_size=config.batch_size, shuffle=True,
-                        seed=config.seed)
+    loader = DataLoader(train_set, batch_size=config.batch_size, shuffle=True, seed=config.seed)
     val_loader = DataLoader(test_set, batch_size=500)
     optimizer: Any
     if config.optimizer == "sgd":
-        optimizer = optim.SGD(model.parameters(), lr=config.peak_lr, momentum=0.9,
-                              nesterov=True, weight_decay=5e-4)
+        optimizer = optim.SGD(
+            model.parameters(), lr=config.peak_lr, momentum=0.9, nesterov=True, weight_decay=5e-4
+        )
     elif config.optimizer == "adam":
         optimizer = optim.Adam(model.parameters(), lr=config.peak_lr)
     else:

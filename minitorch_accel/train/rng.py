@@ -103,6 +103,12 @@ def set_backend_rng_state(state: str) -> None:
         try:
             dev = Device(name)
             dev.backend.generator(dev).bit_generator.state = value
-        except (AttributeError, ImportError, NotImplementedError, RuntimeError, TypeError,
-                ValueError):
+        except (
+            AttributeError,
+            ImportError,
+            NotImplementedError,
+            RuntimeError,
+            TypeError,
+            ValueError,
+        ):
             continue  # e.g. a GPU checkpoint resumed on a machine without that GPU

@@ -48,9 +48,16 @@ def synchronize(device: Device) -> None:
 class EpochRunner:
     """The moving parts of one ``fit`` call, so each phase is a short method."""
 
-    def __init__(self, state: TrainingState, loss_fn: LossFn, epochs: int, progress: bool,
-                 scheduler_interval: str, autocast: Callable[[], AbstractContextManager[Any]],
-                 wants_batch_logs: bool) -> None:
+    def __init__(
+        self,
+        state: TrainingState,
+        loss_fn: LossFn,
+        epochs: int,
+        progress: bool,
+        scheduler_interval: str,
+        autocast: Callable[[], AbstractContextManager[Any]],
+        wants_batch_logs: bool,
+    ) -> None:
         self.state, self.loss_fn, self.epochs = state, loss_fn, epochs
         self.progress, self.scheduler_interval = progress, scheduler_interval
         self.autocast, self.wants_batch_logs = autocast, wants_batch_logs
@@ -102,9 +109,14 @@ class EpochRunner:
         st = self.state
         skip = st.batch
         bar = tqdm(
-            total=st.batches_per_epoch, initial=skip, unit="batch", leave=True,
-            desc=f"epoch {st.epoch + 1}/{self.epochs}", disable=not self.progress,
-            file=sys.stderr, dynamic_ncols=True,
+            total=st.batches_per_epoch,
+            initial=skip,
+            unit="batch",
+            leave=True,
+            desc=f"epoch {st.epoch + 1}/{self.epochs}",
+            disable=not self.progress,
+            file=sys.stderr,
+            dynamic_ncols=True,
         )
         st.model.train()
         batches: Iterator[Any] = iter(st.loader)
