@@ -54,6 +54,24 @@ class TensorData:
 
     # ---------------------------------------------------------------- properties
     @property
+    def array(self) -> Any:
+        """The backend array itself (a NumPy or CuPy array).
+
+        Writes through it bypass autograd. Use it where code needs the raw array.
+
+        Examples
+        --------
+        >>> import minitorch_accel as mta
+        >>> type(mta.tensor([1.0, 2.0]).array).__name__
+        'ndarray'
+        """
+        return self.data
+
+    @array.setter
+    def array(self, value: Any) -> None:
+        self.data = value
+
+    @property
     def shape(self) -> tuple[int, ...]:
         """The size of each dimension."""
         return tuple(self.data.shape)
