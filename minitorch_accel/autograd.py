@@ -81,6 +81,7 @@ class set_grad_enabled:
         _grad_mode.enabled = self._previous.pop()
 
     def __call__(self, func: F) -> F:
+        """Use this context as a decorator: ``func`` runs inside it."""
         mode = self.mode
 
         @functools.wraps(func)
@@ -241,7 +242,7 @@ def _topological_order(roots: Sequence[Function]) -> list[Function]:
     return order
 
 
-def run_backward(
+def run_backward(  # noqa: C901  (the backward walk: split up by the readable-core work)
     roots: Sequence[Tensor],
     grad_roots: Sequence[Tensor],
     retain_graph: bool,
@@ -264,7 +265,8 @@ def run_backward(
 
     def send(t: Tensor, g: Tensor, fresh: bool = False) -> None:
         """Route the gradient ``g`` of ``t``: into a leaf, or on to the node behind ``t``.
-        ``fresh``: ``g``'s array is new and unshared, so a leaf may keep it uncopied."""
+        ``fresh``: ``g``'s array is new and unshared, so a leaf may keep it uncopied.
+        """
         if wanted is not None and id(t) in wanted:
             _add(captured, id(t), g)
         if t._node is None:
@@ -310,7 +312,8 @@ def run_backward(
 def _on_device(device: Device, work: Callable[..., R], *args: Any) -> R:
     """``work(*args)`` inside ``device``'s context where the backend needs one (several
     GPUs; see :meth:`~minitorch_accel.backends.Device.guard`), else called directly:
-    the backward pass calls this per node, so the common case pays no ``with``."""
+    the backward pass calls this per node, so the common case pays no ``with``.
+    """
     backend = device.backend
     if not backend.needs_device_context:
         return work(*args)
@@ -327,7 +330,8 @@ def _add(totals: dict[int, Tensor], key: int, grad: Tensor) -> None:
 def _accumulate_into_leaf(leaf: Tensor, grad: Tensor, fresh: bool = False) -> bool:
     """``leaf.grad += grad``, storing an owned array the first time: ``grad``'s own when
     it is ``fresh`` (then True is returned: the array now belongs to the leaf), else a
-    copy."""
+    copy.
+    """
     if grad._node is not None:  # create_graph: keep the gradient's own graph
         leaf.grad = grad if leaf.grad is None else leaf.grad + grad
     elif leaf.grad is None:

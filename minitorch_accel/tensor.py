@@ -378,6 +378,7 @@ class ToDevice(Function):
     """The graph node of :meth:`Tensor.to` across devices: gradients travel back."""
 
     def backward(self, grad_output: Tensor) -> Tensor:
+        """The gradient, moved back to the device the input came from."""
         return grad_output.to(self.device)
 
 

@@ -205,7 +205,8 @@ class TensorData:
         copy: bool | None = None,
     ) -> Any:
         """Export the data as a DLPack capsule (zero-copy exchange with NumPy, CuPy,
-        PyTorch); see :mod:`minitorch_accel.dlpack`."""
+        PyTorch); see :mod:`minitorch_accel.dlpack`.
+        """
         from .dlpack import export_capsule
 
         return export_capsule(

@@ -20,12 +20,12 @@ for core in "${cores[@]}"; do
   fi
   for n in "${threads[@]}"; do
     arch=$(OPENBLAS_CORETYPE=$core "$PYTHON" -c \
-      "from threadpoolctl import threadpool_info as t; print(*[i.get('architecture') for i in t() if i['internal_api'] == 'openblas'])" 2>/dev/null)
+      "import numpy; from threadpoolctl import threadpool_info as t; print(*[i.get('architecture') for i in t() if i['internal_api'] == 'openblas'])" 2>/dev/null)
     echo "== OPENBLAS_CORETYPE=$core OPENBLAS_NUM_THREADS=$n (OpenBLAS reports: ${arch:-?})"
     start=$(date +%s)
     # shellcheck disable=SC2086
     OPENBLAS_CORETYPE=$core OPENBLAS_NUM_THREADS=$n \
-      "$PYTHON" -m pytest -q -p no:cacheprovider ${PYTEST_ARGS:-} 2>&1 | tail -n 15
+      "$PYTHON" -m pytest -p no:cacheprovider ${PYTEST_ARGS:-} 2>&1 | tail -n 15
     rc=${PIPESTATUS[0]}
     took=$(( $(date +%s) - start ))
     if [ "$rc" -eq 0 ] || [ "$rc" -eq 5 ]; then

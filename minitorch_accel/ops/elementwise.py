@@ -34,6 +34,8 @@ from .operands import result_dtype as result_dtype
 
 
 class Add(Function):
+    """``a + b``, broadcasting; the gradient of each input is ``grad`` summed to its shape."""
+
     def forward(self, a: Any, b: Any) -> Any:
         return a + b
 
@@ -42,6 +44,8 @@ class Add(Function):
 
 
 class Sub(Function):
+    """``a - b``, broadcasting."""
+
     def forward(self, a: Any, b: Any) -> Any:
         return a - b
 
@@ -50,6 +54,8 @@ class Sub(Function):
 
 
 class Mul(Function):
+    """``a * b``, broadcasting: ``d(ab)/da = b``, ``d(ab)/db = a``."""
+
     def forward(self, a: Any, b: Any) -> Any:
         return a * b
 
@@ -60,6 +66,8 @@ class Mul(Function):
 
 
 class Div(Function):
+    """``a / b``, broadcasting: ``d(a/b)/da = 1/b``, ``d(a/b)/db = -a/b**2``."""
+
     def forward(self, a: Any, b: Any) -> Any:
         return a / b
 
@@ -70,6 +78,8 @@ class Div(Function):
 
 
 class Neg(Function):
+    """``-a``."""
+
     def forward(self, a: Any) -> Any:
         return -a
 
@@ -78,6 +88,8 @@ class Neg(Function):
 
 
 class PowScalar(Function):
+    """``a ** exponent`` for a Python number: ``d/da = exponent * a**(exponent-1)``."""
+
     def forward(self, a: Any, *, exponent: float) -> Any:
         self.exponent = exponent
         return a**exponent
@@ -93,6 +105,8 @@ class PowScalar(Function):
 
 
 class Pow(Function):
+    """``a ** b`` for two tensors: ``d/da = b a**(b-1)``, ``d/db = a**b log(a)``."""
+
     saves_output = True
 
     def forward(self, a: Any, b: Any) -> Any:
@@ -106,6 +120,8 @@ class Pow(Function):
 
 
 class Exp(Function):
+    """``exp(a)``, whose derivative is its own output (saved instead of ``a``)."""
+
     saves_output = True
 
     def forward(self, a: Any) -> Any:
@@ -116,6 +132,8 @@ class Exp(Function):
 
 
 class Log(Function):
+    """``log(a)``: ``d/da = 1/a``."""
+
     def forward(self, a: Any) -> Any:
         return self.xp.log(a)
 
@@ -124,6 +142,8 @@ class Log(Function):
 
 
 class Sqrt(Function):
+    """``sqrt(a)``: ``d/da = 1 / (2 sqrt(a))``, from the saved output."""
+
     saves_output = True
 
     def forward(self, a: Any) -> Any:
@@ -134,6 +154,8 @@ class Sqrt(Function):
 
 
 class Abs(Function):
+    """``|a|``: the gradient is ``sign(a)`` (0 at 0, as PyTorch)."""
+
     def forward(self, a: Any) -> Any:
         self.sign = self.xp.sign(a)
         return self.xp.abs(a)
@@ -143,6 +165,8 @@ class Abs(Function):
 
 
 class Relu(Function):
+    """``max(a, 0)``: the gradient passes where the output is positive."""
+
     saves_output = True
 
     def forward(self, a: Any) -> Any:
@@ -159,6 +183,8 @@ class Relu(Function):
 
 
 class Sigmoid(Function):
+    """``1 / (1 + exp(-a))``: ``d/da = s (1 - s)`` from the saved output ``s``."""
+
     saves_output = True
 
     def forward(self, a: Any) -> Any:
@@ -184,6 +210,8 @@ class SigmoidGrad(Function):
 
 
 class Tanh(Function):
+    """``tanh(a)``: ``d/da = 1 - t**2`` from the saved output ``t``."""
+
     saves_output = True
 
     def forward(self, a: Any) -> Any:
@@ -229,6 +257,8 @@ class Minimum(Function):
 
 
 class Clamp(Function):
+    """``a`` limited to ``[low, high]``: the gradient passes inside the range only."""
+
     def forward(self, a: Any, *, low: float | None, high: float | None) -> Any:
         inside = self.xp.ones(a.shape, dtype=bool)
         if low is not None:
@@ -243,6 +273,8 @@ class Clamp(Function):
 
 
 class Where(Function):
+    """``cond ? a : b`` elementwise: each branch's gradient where it was chosen."""
+
     def forward(self, cond: Any, a: Any, b: Any) -> Any:
         return self.xp.where(cond, a, b)
 
@@ -253,6 +285,8 @@ class Where(Function):
 
 
 class Cast(Function):
+    """``a`` as another dtype; the gradient is cast back to ``a``'s dtype."""
+
     def forward(self, a: Any, *, dtype: Any) -> Any:
         return a.astype(dtype)
 
@@ -261,6 +295,8 @@ class Cast(Function):
 
 
 class Clone(Function):
+    """A copy of ``a`` with its own memory; the gradient passes unchanged."""
+
     def forward(self, a: Any) -> Any:
         return a.copy()
 

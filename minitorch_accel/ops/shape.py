@@ -33,6 +33,8 @@ def normalize_dim(dim: int, ndim: int, op: str) -> int:
 
 
 class Reshape(Function):
+    """``a`` with another shape (a view where possible); the gradient is reshaped back."""
+
     def forward(self, a: Any, *, shape: tuple[int, ...]) -> Any:
         self.in_shape = a.shape
         return a.reshape(shape)
@@ -61,6 +63,8 @@ def reshape(a: Tensor, *shape: Any) -> Tensor:
 
 
 class Permute(Function):
+    """``a`` with its dimensions reordered; the gradient gets the inverse order."""
+
     def forward(self, a: Any, *, dims: tuple[int, ...]) -> Any:
         self.dims = dims
         return a.transpose(dims)
@@ -90,6 +94,8 @@ def transpose(a: Tensor, dim0: int = -2, dim1: int = -1) -> Tensor:
 
 
 class Expand(Function):
+    """``a`` broadcast to a larger shape; the gradient is summed back to ``a``'s shape."""
+
     def forward(self, a: Any, *, shape: tuple[int, ...]) -> Any:
         return self.xp.broadcast_to(a, shape)
 
@@ -153,6 +159,8 @@ def unsqueeze(a: Tensor, dim: int) -> Tensor:
 
 
 class Cat(Function):
+    """Tensors joined along ``dim``; each gets its slice of the gradient."""
+
     def forward(self, *arrays: Any, dim: int) -> Any:
         self.dim, self.sizes = dim, [x.shape[dim] for x in arrays]
         return self.xp.concatenate(arrays, axis=dim)
@@ -195,6 +203,8 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
 
 
 class Pad(Function):
+    """``a`` padded with a constant; the gradient is the middle slice."""
+
     def forward(self, a: Any, *, widths: tuple[tuple[int, int], ...], value: float) -> Any:
         self.index = tuple(slice(lo, lo + s) for (lo, _), s in zip(widths, a.shape, strict=False))
         return self.xp.pad(a, widths, mode="constant", constant_values=value)
@@ -205,7 +215,8 @@ class Pad(Function):
 
 def pad(a: Tensor, pad: Sequence[int], value: float = 0.0) -> Tensor:
     """Constant padding, PyTorch-style: ``pad=(left, right, top, bottom, ...)`` pads the
-    last dim first."""
+    last dim first.
+    """
     if len(pad) % 2 or len(pad) // 2 > a.ndim:
         raise ValueError(f"pad: expected pairs for at most {a.ndim} dims, got {tuple(pad)}")
     if builtins.min(pad, default=0) < 0:
@@ -239,6 +250,8 @@ def _is_advanced(index: Any) -> bool:
 
 
 class GetItem(Function):
+    """``a[index]``; the gradient is scattered back into zeros of ``a``'s shape."""
+
     def forward(self, a: Any, *, index: Any) -> Any:
         self.index, self.in_shape = index, a.shape
         return a[index]
@@ -266,7 +279,8 @@ class IndexAdd(Function):
 @on_input_device
 def getitem(a: Tensor, index: Any) -> Tensor:
     """``a[index]``: ints, slices, None, Ellipsis, bool masks and int arrays (tensors
-    or arrays). The gradient of an int-array index accumulates repeated positions."""
+    or arrays). The gradient of an int-array index accumulates repeated positions.
+    """
     raw = raw_index(index)
     if isinstance(raw, tuple):
         raw = tuple(a.xp.asarray(i) if isinstance(i, np.ndarray) else i for i in raw)
