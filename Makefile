@@ -12,6 +12,7 @@ lint:
 
 typecheck:
 	mypy --strict minitorch_accel
+	mypy --config-file mypy-tests.ini tests
 
 # pytest exits with 5 when it collects no test: that is not a failure here.
 test:

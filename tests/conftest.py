@@ -1,12 +1,23 @@
-"""Fixtures shared by the test suite (see ``helpers.py`` for the op-checking helpers)."""
+"""Fixtures shared by the test suite (``support/`` holds the op helpers and test doubles)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import DEVICES
+from support.helpers import DEVICES, cuda_available
 
 import minitorch_accel as mta
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The one GPU rule: a test marked ``gpu`` is skipped, saying why, without CuPy and a
+    CUDA GPU. (``pytest -m gpu`` selects them on a machine that has one.)"""
+    if cuda_available():
+        return
+    skip = pytest.mark.skip(reason="needs CuPy and a CUDA GPU")
+    for item in items:
+        if item.get_closest_marker("gpu") is not None:
+            item.add_marker(skip)
 
 
 @pytest.fixture

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -13,7 +15,7 @@ class _SGD:
     """A minimal optimizer (plain SGD) so these tests depend only on the scaler."""
 
     def __init__(self, params: list[mta.Tensor], lr: float) -> None:
-        self.param_groups = [{"params": params, "lr": lr}]
+        self.param_groups: list[dict[str, Any]] = [{"params": params, "lr": lr}]
         self.steps = 0
 
     def step(self) -> str:

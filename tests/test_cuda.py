@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import cuda_available
-from test_strict_backend import CASES, INT, F, evaluate, functional, needs_conv, needs_pool
+from support.helpers import cuda_available
+from test_strict_backend import CASES, INT, F, evaluate, functional
 
 import minitorch_accel as mta
 import minitorch_accel.cuda as mcuda
@@ -31,7 +31,6 @@ from minitorch_accel.backends.cuda_memory import (
 
 GPU = cuda_available()
 gpu = pytest.mark.gpu
-needs_gpu = pytest.mark.skipif(not GPU, reason="needs CuPy and a CUDA GPU")
 
 
 # ------------------------------------------------------------------ without a GPU
@@ -154,7 +153,6 @@ def cuda_array(tensor: mta.Tensor) -> Any:
 
 
 @gpu
-@needs_gpu
 def test_utilities_on_a_gpu() -> None:
     assert mcuda.is_available() and mcuda.device_count() >= 1
     assert mcuda.get_device_name() and mcuda.current_device() == 0
@@ -165,7 +163,6 @@ def test_utilities_on_a_gpu() -> None:
 
 
 @gpu
-@needs_gpu
 @pytest.mark.parametrize("precision", ["float64", "float32"])
 @pytest.mark.parametrize("fn, makers, order", [pytest.param(*c[1:], id=c[0]) for c in CASES])
 def test_op_suite_matches_cpu(
@@ -194,7 +191,6 @@ def check_on_gpu(fn: Callable[..., mta.Tensor], makers: list[Any], order: int = 
 
 
 @gpu
-@needs_gpu
 def test_losses_and_norms_match_cpu() -> None:
     check_on_gpu(
         lambda x, y: functional("cross_entropy")(x, y, label_smoothing=0.1), [F(6, 5), INT(5, 6)]
@@ -208,9 +204,6 @@ def test_losses_and_norms_match_cpu() -> None:
 
 
 @gpu
-@needs_gpu
-@needs_conv
-@needs_pool
 @pytest.mark.parametrize(
     "channels, kwargs",
     [(1, {}), (8, {"stride": 2, "padding": 1}), (8, {"groups": 2, "dilation": 2})],
@@ -226,7 +219,6 @@ def test_conv_and_pool_match_cpu(channels: int, kwargs: dict[str, Any]) -> None:
 
 
 @gpu
-@needs_gpu
 def test_non_blocking_copies_are_correct() -> None:
     backend: Any = mta.Device("cuda").backend
     host = np.arange(1 << 22, dtype=np.float32)
@@ -244,7 +236,6 @@ def test_non_blocking_copies_are_correct() -> None:
 
 
 @gpu
-@needs_gpu
 def test_memory_statistics() -> None:
     mcuda.empty_cache()
     base = mcuda.memory_allocated()
@@ -265,7 +256,6 @@ def test_memory_statistics() -> None:
 
 
 @gpu
-@needs_gpu
 def test_out_of_memory_is_translated() -> None:
     free, total = mcuda.mem_get_info()
     request = 4 * total  # more than the card has
@@ -281,7 +271,6 @@ def test_out_of_memory_is_translated() -> None:
 
 
 @gpu
-@needs_gpu
 @pytest.mark.skipif(mcuda.device_count() < 2, reason="needs 2 GPUs")
 def test_second_gpu_runs_its_own_work() -> None:
     x = mta.randn(64, 64, device="cuda:1", requires_grad=True)
@@ -296,7 +285,6 @@ def test_second_gpu_runs_its_own_work() -> None:
 
 
 @gpu
-@needs_gpu
 def test_manual_seed_on_gpu() -> None:
     mta.manual_seed(11)
     a = mta.rand(5, device="cuda").tolist()
@@ -306,7 +294,6 @@ def test_manual_seed_on_gpu() -> None:
 
 # ------------------------------------------------------------------ timing and DLPack
 @gpu
-@needs_gpu
 def test_timer_and_benchmark_on_gpu() -> None:
     from minitorch_accel.utils.timing import Timer, benchmark
 
@@ -321,7 +308,6 @@ def test_timer_and_benchmark_on_gpu() -> None:
 
 
 @gpu
-@needs_gpu
 def test_dlpack_on_gpu() -> None:
     import cupy as cp
 
@@ -343,7 +329,6 @@ def test_dlpack_on_gpu() -> None:
 
 
 @gpu
-@needs_gpu
 def test_loader_prefetch_to_the_gpu_orders_work_after_the_copies() -> None:
     import cupy as cp
 
@@ -366,7 +351,6 @@ def test_loader_prefetch_to_the_gpu_orders_work_after_the_copies() -> None:
 
 
 @gpu
-@needs_gpu
 def test_bfloat16_on_the_gpu_works_or_says_why_not() -> None:
     import cupy as cp
 

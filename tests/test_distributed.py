@@ -85,6 +85,7 @@ def test_pack_unpack_round_trip() -> None:
         np.testing.assert_array_equal(original, view)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ranks", [2, 3])
 def test_ranks_reproduce_one_process_on_the_union_of_batches(ranks: int, tmp_path: Path) -> None:
     out = tmp_path / "result.json"
@@ -96,6 +97,7 @@ def test_ranks_reproduce_one_process_on_the_union_of_batches(ranks: int, tmp_pat
     assert result["loss_diff"] < 1e-10
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ranks", [2, 3])
 def test_broadcast_makes_all_ranks_equal(ranks: int, tmp_path: Path) -> None:
     out = tmp_path / "result.json"
@@ -105,6 +107,7 @@ def test_broadcast_makes_all_ranks_equal(ranks: int, tmp_path: Path) -> None:
     assert json.loads(out.read_text()) == expected
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "mode, timeout, expected",
     [
@@ -129,6 +132,7 @@ def test_a_failing_rank_ends_every_rank(
     assert elapsed < 90
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("first, second", [(2, 3), (3, 2)])
 def test_checkpoint_by_rank_0_resumes_on_another_world_size(
     first: int, second: int, tmp_path: Path

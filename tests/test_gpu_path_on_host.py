@@ -1,7 +1,7 @@
 """The whole GPU code path of a training step, run on the host.
 
 ``HostKernelBackend`` (a test double) is NumPy plus every CuPy fast path, with the
-CUDA kernels compiled for the host (``host_kernels.py``): a LeNet trained on it goes
+CUDA kernels compiled for the host (``support/host_kernels.py``): a LeNet trained on it goes
 through the same Python as on a GPU (fused ReLU and pooling, im2col and col2im, the
 one-launch cross-entropy and its deferred label check, multi-tensor SGD, leaf
 gradients kept without copies) and must match the plain CPU code step for step.
@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from host_kernels import CXX, HostFastPaths, host_fast_paths
+from support.host_kernels import CXX, HostFastPaths, host_fast_paths
 
 import minitorch_accel as mta
 from minitorch_accel import nn, optim
@@ -63,6 +63,7 @@ def train(device: str, steps: int, labels: np.ndarray) -> tuple[list[float], lis
     return losses, [p.detach().cpu().numpy() for p in model.parameters()]
 
 
+@pytest.mark.slow
 def test_lenet_steps_match_the_cpu(host_kernels: str) -> None:
     labels = np.array([3, 1, -100, 7, 0, 9])
     expected = train("cpu", 3, labels)

@@ -42,6 +42,7 @@ def test_linear_and_conv_gradients_are_not_copied(clones: list[Any]) -> None:
 
 def test_a_weight_used_twice_accumulates_both_uses() -> None:
     layer = nn.Linear(3, 3)
+    assert layer.bias is not None
     x = mta.tensor(RNG.standard_normal((4, 3)), dtype="float32")
     layer(layer(x)).sum().backward()
     w, b, xv = layer.weight.detach().numpy(), layer.bias.detach().numpy(), x.numpy()

@@ -4,7 +4,7 @@
    (skipped where nvcc is absent): syntax and type errors show up here, not on the
    first GPU run.
 2. Each loop body is also compiled for the *host* and run through the stand-ins of
-   ``host_kernels.py`` (a test double), so the kernels' arithmetic and indexing *and*
+   ``support/host_kernels.py`` (a test double), so the kernels' arithmetic and indexing *and*
    the Python code that launches them are compared with the NumPy code paths they
    replace.
 """
@@ -16,7 +16,14 @@ from typing import Any
 
 import numpy as np
 import pytest
-from host_kernels import ALL_SPECS, CXX, HostFastPaths, host_fast_paths, needs_nvcc, nvcc_ptx
+from support.host_kernels import (
+    ALL_SPECS,
+    CXX,
+    HostFastPaths,
+    host_fast_paths,
+    needs_nvcc,
+    nvcc_ptx,
+)
 
 from minitorch_accel.backends import cupy_kernels as K
 from minitorch_accel.backends.cupy_ops import FAST_PATHS
@@ -26,6 +33,7 @@ from minitorch_accel.optim.adam import adam_update
 from minitorch_accel.optim.sgd import sgd_update
 
 
+@pytest.mark.slow
 @needs_nvcc
 @pytest.mark.parametrize("float_type", ["float", "double"])
 @pytest.mark.parametrize("spec", ALL_SPECS, ids=[s.name for s in ALL_SPECS])
@@ -355,6 +363,7 @@ def test_conv_forward_with_the_kernel_im2col(
     )
 
 
+@pytest.mark.slow
 @needs_nvcc
 @pytest.mark.parametrize("float_type", ["float", "double"])
 def test_cross_entropy_block_kernel_compiles(float_type: str, tmp_path: Path) -> None:

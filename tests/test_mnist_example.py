@@ -56,6 +56,7 @@ def params_of(path: Path) -> dict[str, np.ndarray]:
 # -------------------------------------------------------------- the example runs
 
 
+@pytest.mark.slow
 def test_example_prints_the_summary_table(tmp_path: Path) -> None:
     done = run_example(
         *QUICK, "--plot", str(tmp_path / "curves.png"), "--checkpoint", str(tmp_path / "run.npz")
@@ -74,6 +75,7 @@ def test_example_prints_the_summary_table(tmp_path: Path) -> None:
     assert "epoch 1/2" not in done.stderr  # --quiet: no progress bars
 
 
+@pytest.mark.slow
 def test_module_entry_point() -> None:
     done = run_example("--help", module=True)
     assert done.returncode == 0
@@ -84,6 +86,7 @@ def test_module_entry_point() -> None:
     assert parse_table(done.stdout)["epochs"] == "1"
 
 
+@pytest.mark.slow
 def test_lenet_learns_a_slice_of_the_sample(tmp_path: Path) -> None:
     """LeNet with the default recipe, 1,000 training digits, 3 epochs: over 90% on 1,000
     unseen digits (about 93% measured; the full defaults reach about 98%)."""
@@ -102,6 +105,7 @@ def test_progress_and_description(capsys: pytest.CaptureFixture[str]) -> None:
     assert "epoch 1/1" in err and "samples/s=" in err
 
 
+@pytest.mark.slow
 def test_same_seed_same_numbers(tmp_path: Path) -> None:
     for name in ("a", "b"):
         assert main([*QUICK, "--optimizer", "adam", "--checkpoint", str(tmp_path / name)]) == 0
@@ -111,6 +115,7 @@ def test_same_seed_same_numbers(tmp_path: Path) -> None:
         np.testing.assert_array_equal(value, params_of(tmp_path / "b")[key])
 
 
+@pytest.mark.slow
 def test_ctrl_c_then_resume_matches_uninterrupted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-
 import numpy as np
 import pytest
 
@@ -11,14 +9,6 @@ import minitorch_accel as mta
 import minitorch_accel.nn.functional as F
 from minitorch_accel import nn
 from minitorch_accel.models import LeNet, SmallVGG
-
-HAS_CONV = all(
-    importlib.util.find_spec(name) is not None
-    for name in ("minitorch_accel.ops.conv", "minitorch_accel.ops.pool")
-)
-needs_conv = pytest.mark.skipif(
-    not HAS_CONV, reason="minitorch_accel.ops.conv / ops.pool (conv2d, pooling) not present yet"
-)
 
 
 def test_lenet_structure() -> None:
@@ -66,7 +56,6 @@ def test_small_vgg_structure() -> None:
     assert model.classifier[1].weight.shape == (7, 32)
 
 
-@needs_conv
 def test_lenet_forward_shape_and_agreement_with_torch() -> None:
     model = LeNet()
     x = mta.randn(2, 1, 28, 28)
@@ -117,7 +106,6 @@ def test_mlp_sgd_steps_lower_the_loss() -> None:
     assert losses[-1] < 0.6 * losses[0]
 
 
-@needs_conv
 def test_lenet_sgd_steps_lower_the_loss() -> None:
     mta.manual_seed(0)
     model = LeNet()
@@ -126,7 +114,6 @@ def test_lenet_sgd_steps_lower_the_loss() -> None:
     assert losses[-1] < losses[0]
 
 
-@needs_conv
 def test_small_vgg_trains_and_evaluates() -> None:
     mta.manual_seed(0)
     model = SmallVGG(num_classes=4, width=4)

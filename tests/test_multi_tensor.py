@@ -3,7 +3,7 @@
 The kernels are generated from the same loop bodies as the one-tensor kernels
 (:func:`~minitorch_accel.backends.cupy_kernels.multi_tensor_source`). Here they are
 compiled by nvcc (syntax and types) and, through the host stand-in of
-``host_kernels.py`` (a test double), run and compared with the one-by-one NumPy
+``support/host_kernels.py`` (a test double), run and compared with the one-by-one NumPy
 updates; last, SGD and Adam are shown to take the multi-tensor path when a backend
 offers it, with the same results as on the CPU.
 """
@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from host_kernels import CXX, HostFastPaths, host_fast_paths, needs_nvcc, nvcc_ptx
+from support.host_kernels import CXX, HostFastPaths, host_fast_paths, needs_nvcc, nvcc_ptx
 
 import minitorch_accel as mta
 from minitorch_accel import optim
@@ -36,6 +36,7 @@ def fast(tmp_path_factory: pytest.TempPathFactory) -> HostFastPaths:
     return host_fast_paths(tmp_path_factory.mktemp("many"))
 
 
+@pytest.mark.slow
 @needs_nvcc
 @pytest.mark.parametrize("float_type", ["float", "double"])
 @pytest.mark.parametrize("kind", sorted(K.MULTI_TENSOR))

@@ -7,7 +7,7 @@ import importlib.util
 
 import numpy as np
 import pytest
-from helpers import DEVICES, to_host
+from support.helpers import DEVICES, to_host
 
 import minitorch_accel as mta
 import minitorch_accel.nn.functional as F

@@ -7,7 +7,7 @@ import pickle
 
 import numpy as np
 import pytest
-from helpers import DEVICES, to_host
+from support.helpers import DEVICES, to_host
 
 import minitorch_accel as mta
 from minitorch_accel import nn

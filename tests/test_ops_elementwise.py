@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import check_op, sample
+from support.helpers import check_op, sample
 
 import minitorch_accel as mta
 from minitorch_accel.tensor import Tensor

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import check_op
+from support.helpers import check_op
 
 import minitorch_accel as mta
 from minitorch_accel.tensor import Tensor

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import DEVICES
+from support.helpers import DEVICES
 
 import minitorch_accel as mta
 from minitorch_accel.optim import SGD, Adam, AdamW, Optimizer, clip_grad_norm_, clip_grad_value_

@@ -675,6 +675,7 @@ def test_nccl_all_reduce_path() -> None:
         np.testing.assert_allclose(cupy.asnumpy(out), np.full(5, (count + 1) / 2))
 
 
+@pytest.mark.slow
 # ---------------------------------------------------------------- the example
 def test_the_mnist_example_runs(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Any

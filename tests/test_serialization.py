@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import cuda_available
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.helpers import cuda_available
 
 import minitorch_accel as mta
 from minitorch_accel import serialization
@@ -25,7 +25,7 @@ from minitorch_accel.tensor import Tensor
 
 GPU = pytest.param(
     "cuda",
-    marks=[pytest.mark.gpu, pytest.mark.skipif(not cuda_available(), reason="needs a GPU")],
+    marks=pytest.mark.gpu,
 )
 
 

@@ -1,5 +1,5 @@
 """Work on a second device runs on that device: training, optimizers, towers, on the
-``strict`` stand-in (see ``strict_xp.py``, ``strict_devices.py``).
+``strict`` stand-in (see ``support/strict_xp.py``, ``support/strict_devices.py``).
 
 On a machine with several GPUs, CuPy launches every kernel on its *current* device.
 Code that works on ``cuda:1`` tensors without entering ``cupy.cuda.Device(1)`` runs on
@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from strict_backend import registered
-from strict_devices import StrictDevice, current_device
-from strict_xp import STRICT, StrictArray
+from support.strict_backend import registered
+from support.strict_devices import StrictDevice, current_device
+from support.strict_xp import STRICT, StrictArray
 
 import minitorch_accel as mta
 from minitorch_accel import nn, optim

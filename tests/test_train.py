@@ -482,7 +482,6 @@ def test_plot_without_matplotlib(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 
 
 @pytest.mark.gpu
-@pytest.mark.skipif("cuda" not in mta.backends.available(), reason="needs CuPy and a CUDA GPU")
 def test_fit_on_gpu_and_resume_on_cpu(mnist: tuple[Any, Any], tmp_path: Path) -> None:
     full = Setup(mnist, epochs=2)
     full.loader = DataLoader(mnist[0], batch_size=BATCH, shuffle=True, seed=7, device="cuda")

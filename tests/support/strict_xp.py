@@ -37,7 +37,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
-from strict_devices import StrictDevice, current_device
+
+from support.strict_devices import StrictDevice, current_device
 
 IMPLICIT = (
     "Implicit conversion to a NumPy array is not allowed. Please use `.get()` to "
@@ -212,7 +213,7 @@ class StrictArray:
 
     def copy(self, order: str = "C") -> StrictArray:
         """A copy on the *current* device, from any device (CuPy copies peer to peer)."""
-        return StrictArray(self._a.copy(order=order))  # type: ignore[call-overload]
+        return StrictArray(self._a.copy(order=order))  # type: ignore[call-overload,arg-type]
 
     # ---------------------------------------------------------------- host transfers
     def get(

@@ -13,10 +13,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
-from strict_devices import StrictDevice, on_device
-from strict_xp import STRICT, _call
 
 from minitorch_accel.backends import Backend, Device, registry
+from support.strict_devices import StrictDevice, on_device
+from support.strict_xp import STRICT, _call
 
 
 class StrictGenerator:
