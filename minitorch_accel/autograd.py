@@ -161,9 +161,9 @@ class Function:
         device = first.device
         requires_grad = first.requires_grad
         if len(inputs) == 1:
-            arrays: Any = (first.data,)
+            arrays: Any = (first.array,)
         else:
-            arrays = [first.data]
+            arrays = [first.array]
             for t in inputs[1:]:
                 if t is None:
                     arrays.append(None)
@@ -172,7 +172,7 @@ class Function:
                     _raise_mixed_devices(cls, inputs)
                 if t.requires_grad:
                     requires_grad = True
-                arrays.append(t.data)
+                arrays.append(t.array)
         fn = cls.__new__(cls)
         fn.device = device
         fn.xp = device.xp
@@ -269,9 +269,9 @@ def run_backward(
             _add(captured, id(t), g)
         if t._node is None:
             if wanted is None:
-                fresh = fresh and id(g.data) not in stolen
+                fresh = fresh and id(g.array) not in stolen
                 if _on_device(g.device, _accumulate_into_leaf, t, g, fresh):
-                    stolen.add(id(g.data))
+                    stolen.add(id(g.array))
         else:
             _add(grads, id(t._node), g)
 
@@ -284,9 +284,9 @@ def run_backward(
         for t, g in zip(fn.inputs, results, strict=False):
             if g is None or t is None or not t.requires_grad:
                 continue
-            if g.data.shape != t.data.shape:
+            if g.array.shape != t.array.shape:
                 g = sum_to_shape(g, t.shape)
-            if g.data.dtype is not t.data.dtype and g.data.dtype != t.data.dtype:
+            if g.array.dtype is not t.array.dtype and g.array.dtype != t.array.dtype:
                 g = g.to(dtype=t.dtype)
             send(t, g, fresh)
 
@@ -334,12 +334,12 @@ def _accumulate_into_leaf(leaf: Tensor, grad: Tensor, fresh: bool = False) -> bo
         # Otherwise a copy: the incoming array may be a read-only broadcast view, or
         # shared with another leaf (the two inputs of an add) or with the caller's
         # ``gradient``.
-        data = grad.data if fresh else grad.device.backend.clone(grad.data)
+        data = grad.array if fresh else grad.device.backend.clone(grad.array)
         leaf.grad = _make_tensor(data, grad.device, False, None)
         return fresh
     elif leaf.grad._node is None:
         try:
-            leaf.grad.data += grad.data  # accumulate in place, as PyTorch does
+            leaf.grad.array += grad.array  # accumulate in place, as PyTorch does
         except ValueError:  # a read-only .grad someone assigned: accumulate out of place
             leaf.grad = leaf.grad + grad
     else:

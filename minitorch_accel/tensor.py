@@ -55,9 +55,9 @@ class Tensor(TensorData):
     ) -> None:
         if isinstance(data, Tensor):
             device = data.device if device is None else device
-            data = data.detach().to(device, dtype=dtype).data
+            data = data.detach().to(device, dtype=dtype).array
         dev, array = to_array(data, dtype, device)
-        self.data = array
+        self.array = array
         self.device = dev
         self.grad = None
         self._node = None
@@ -92,7 +92,7 @@ class Tensor(TensorData):
         if device is not None:
             dst = Device(device)
             if dst is not out.device:
-                data = move_array(out.data, out.device, dst, non_blocking)
+                data = move_array(out.array, out.device, dst, non_blocking)
                 if out.requires_grad and is_grad_enabled():
                     node = ToDevice.__new__(ToDevice)
                     node.device, node.xp = out.device, out.xp
@@ -303,12 +303,12 @@ class Tensor(TensorData):
     def any(self) -> bool:
         """True if any element is non-zero."""
         with self.device.guard():
-            return bool(self.xp.any(self.data))
+            return bool(self.xp.any(self.array))
 
     def all(self) -> bool:
         """True if every element is non-zero."""
         with self.device.guard():
-            return bool(self.xp.all(self.data))
+            return bool(self.xp.all(self.array))
 
     # ---------------------------------------------------------------- shape methods
     def reshape(self, *shape: Any) -> Tensor:
@@ -352,7 +352,7 @@ class Tensor(TensorData):
     def _as_data(self, value: Any) -> Any:
         """``value`` as something this tensor's array accepts (on its device)."""
         if isinstance(value, Tensor):
-            return value.to(self.device).data
+            return value.to(self.device).array
         if isinstance(value, np.ndarray) and self.device.type != "cpu":
             return self.device.backend.asarray(value, self.device)
         return value
@@ -363,14 +363,14 @@ class Tensor(TensorData):
         self._check_inplace()
         value = self._as_data(value)
         with self.device.guard():
-            self.data[raw_index(index)] = value
+            self.array[raw_index(index)] = value
 
     def copy_(self, src: Tensor | Any) -> Tensor:
         """Copy ``src``'s values into this tensor, in place (under ``no_grad``)."""
         self._check_inplace()
         value = self._as_data(src)
         with self.device.guard():
-            self.data[...] = value
+            self.array[...] = value
         return self
 
 

@@ -30,10 +30,11 @@ class TensorData:
     :class:`~minitorch_accel.tensor.Tensor` adds the math; this base class knows no op.
     """
 
-    __slots__ = ("data", "grad", "requires_grad", "device", "_node", "__weakref__")
+    __slots__ = ("array", "grad", "requires_grad", "device", "_node", "__weakref__")
     __array_priority__ = 1000  # so that ndarray + Tensor defers to Tensor.__radd__
 
-    data: Any
+    array: Any
+    """The backend array itself (a NumPy or CuPy array); writes through it bypass autograd."""
     grad: Tensor | None
     requires_grad: bool
     device: Device
@@ -45,7 +46,7 @@ class TensorData:
     ) -> _T:
         """Wrap a backend array without any checks (the hot path of every op)."""
         t = object.__new__(cls)
-        t.data = data
+        t.array = data
         t.device = device
         t.requires_grad = requires_grad
         t.grad = None
@@ -54,51 +55,66 @@ class TensorData:
 
     # ---------------------------------------------------------------- properties
     @property
-    def array(self) -> Any:
-        """The backend array itself (a NumPy or CuPy array).
+    def data(self) -> Tensor:
+        """This tensor's values as a new leaf Tensor that shares the storage, cut off from
+        the graph (PyTorch's ``.data``).
 
-        Writes through it bypass autograd. Use it where code needs the raw array.
+        Writes through ``.data`` change this tensor's values but are invisible to
+        autograd. For the raw NumPy or CuPy array use :attr:`array`. Assigning a Tensor
+        to ``.data`` makes this tensor hold that tensor's array (any shape or dtype).
 
         Examples
         --------
         >>> import minitorch_accel as mta
-        >>> type(mta.tensor([1.0, 2.0]).array).__name__
-        'ndarray'
+        >>> w = mta.tensor([1.0, 2.0], requires_grad=True)
+        >>> d = w.data
+        >>> d.requires_grad, d.is_leaf
+        (False, True)
+        >>> d.mul_(10)
+        tensor([10., 20.])
+        >>> w
+        tensor([10., 20.], requires_grad=True)
         """
-        return self.data
+        return autograd._make_tensor(self.array, self.device, False, None)
 
-    @array.setter
-    def array(self, value: Any) -> None:
-        self.data = value
+    @data.setter
+    def data(self, value: TensorData) -> None:
+        if not isinstance(value, TensorData):
+            raise TypeError(
+                f"can only assign a Tensor to .data, got {type(value).__name__}; to replace "
+                "the raw backend array assign to .array"
+            )
+        self.array = value.array
+        self.device = value.device
 
     @property
     def shape(self) -> tuple[int, ...]:
         """The size of each dimension."""
-        return tuple(self.data.shape)
+        return tuple(self.array.shape)
 
     @property
     def ndim(self) -> int:
         """The number of dimensions."""
-        return int(self.data.ndim)
+        return int(self.array.ndim)
 
     @property
     def dtype(self) -> np.dtype[Any]:
         """The element type (a NumPy dtype, also for CuPy tensors)."""
-        return self.data.dtype  # type: ignore[no-any-return]
+        return self.array.dtype  # type: ignore[no-any-return]
 
     @property
     def size(self) -> int:
         """The number of elements (also :meth:`numel`)."""
-        return int(self.data.size)
+        return int(self.array.size)
 
     def numel(self) -> int:
         """The number of elements."""
-        return int(self.data.size)
+        return int(self.array.size)
 
     @property
     def nbytes(self) -> int:
         """Bytes held by the elements."""
-        return int(self.data.nbytes)
+        return int(self.array.nbytes)
 
     @property
     def grad_fn(self) -> Function | None:
@@ -139,10 +155,10 @@ class TensorData:
             raise RuntimeError(
                 "can't call numpy() on a tensor that requires grad; use .detach().numpy()"
             )
-        return self.device.backend.to_host(self.data)
+        return self.device.backend.to_host(self.array)
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        array = self.device.backend.to_host(self.data)
+        array = self.device.backend.to_host(self.array)
         return array if dtype is None else array.astype(dtype, copy=False)
 
     def item(self) -> Any:
@@ -151,11 +167,11 @@ class TensorData:
             raise ValueError(
                 f"item() needs a tensor with one element, this one has shape {self.shape}"
             )
-        return self.device.backend.to_host(self.data).reshape(()).item()
+        return self.device.backend.to_host(self.array).reshape(()).item()
 
     def tolist(self) -> Any:
         """The values as (nested) Python lists."""
-        return self.device.backend.to_host(self.data).tolist()
+        return self.device.backend.to_host(self.array).tolist()
 
     def __float__(self) -> float:
         return float(self.item())
@@ -174,11 +190,11 @@ class TensorData:
     def __len__(self) -> int:
         if self.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
-        return int(self.data.shape[0])
+        return int(self.array.shape[0])
 
     def __repr__(self) -> str:
         values = np.array2string(
-            self.device.backend.to_host(self.data),
+            self.device.backend.to_host(self.array),
             separator=", ",
             prefix="tensor(",
             precision=4,
@@ -225,7 +241,7 @@ class TensorData:
     # ---------------------------------------------------------------- autograd
     def detach(self) -> Tensor:
         """The same data, cut off from the graph (shares memory)."""
-        return autograd._make_tensor(self.data, self.device, False, None)
+        return autograd._make_tensor(self.array, self.device, False, None)
 
     # ---------------------------------------------------------------- in place
     def _check_inplace(self) -> None:
@@ -239,7 +255,7 @@ class TensorData:
         """Set every element to ``value``, in place."""
         self._check_inplace()
         with self.device.guard():
-            self.data.fill(value)
+            self.array.fill(value)
         return self
 
     def zero_(self: _T) -> _T:
@@ -249,14 +265,14 @@ class TensorData:
     def add_(self: _T, other: TensorData | builtins.float, alpha: builtins.float = 1.0) -> _T:
         """``self += alpha * other``, in place."""
         self._check_inplace()
-        values = other.data if isinstance(other, TensorData) else other
+        values = other.array if isinstance(other, TensorData) else other
         with self.device.guard():
-            self.data += values if alpha == 1.0 else alpha * values
+            self.array += values if alpha == 1.0 else alpha * values
         return self
 
     def mul_(self: _T, other: TensorData | builtins.float) -> _T:
         """``self *= other``, in place."""
         self._check_inplace()
         with self.device.guard():
-            self.data *= other.data if isinstance(other, TensorData) else other
+            self.array *= other.array if isinstance(other, TensorData) else other
         return self

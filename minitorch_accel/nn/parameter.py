@@ -38,7 +38,7 @@ class Parameter(Tensor):
             data = Tensor._make(np.empty((0,), dtype=np.float32), HOST, False, None)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter wraps a Tensor, got {type(data).__name__}")
-        self.data = data.data
+        self.array = data.array
         self.device = data.device
         self.grad = None
         self._node = None

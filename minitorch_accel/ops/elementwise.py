@@ -153,8 +153,8 @@ class Relu(Function):
         out = self.output()
         fused = self.device.backend.kernel("relu_backward")
         if fused is not None and not is_grad_enabled() and grad.dtype == out.dtype:
-            return Tensor._make(fused(out.data, grad.data), self.device, False, None)
-        mask = self.xp.greater(out.data, 0)
+            return Tensor._make(fused(out.array, grad.array), self.device, False, None)
+        mask = self.xp.greater(out.array, 0)
         return grad * Tensor._make(mask, self.device, False, None)
 
 

@@ -159,12 +159,12 @@ def argmin(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
 def _arg(a: Tensor, dim: int | None, keepdim: bool, name: str) -> Tensor:
     xp = a.xp
     if dim is None:
-        out = getattr(xp, name)(a.data.reshape(-1))
+        out = getattr(xp, name)(a.array.reshape(-1))
         if keepdim:
             out = out.reshape((1,) * a.ndim)
     else:
         d = normalize_dims(dim, a.ndim)[0]
-        out = getattr(xp, name)(a.data, axis=d)
+        out = getattr(xp, name)(a.array, axis=d)
         if keepdim:
             out = xp.expand_dims(out, d)
     return Tensor._make(xp.asarray(out, dtype=np.int64), a.device, False, None)
@@ -175,9 +175,9 @@ def logsumexp(a: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
     """``log(sum(exp(a)))`` over ``dim``, computed without overflow."""
     a = autocast_state.to_float32(a)
     dims = _reduction_dims(dim, a.ndim)
-    shift_data = a.xp.asarray(a.data.max(axis=dims, keepdims=True))  # an array even for 0-d
+    shift_data = a.xp.asarray(a.array.max(axis=dims, keepdims=True))  # an array even for 0-d
     shift = Tensor._make(shift_data, a.device, False, None)
-    shift.data[~a.xp.isfinite(shift.data)] = 0
+    shift.array[~a.xp.isfinite(shift.array)] = 0
     out = (a - shift).exp().sum(dims, keepdim=True).log() + shift
     return (
         out if keepdim else out.reshape(tuple(s for i, s in enumerate(out.shape) if i not in dims))

@@ -219,7 +219,7 @@ def pad(a: Tensor, pad: Sequence[int], value: float = 0.0) -> Tensor:
 def raw_index(index: Any) -> Any:
     """An index with any Tensors in it replaced by their arrays."""
     if isinstance(index, Tensor):
-        return index.data
+        return index.array
     if isinstance(index, tuple):
         return tuple(_raw_part(i) for i in index)
     return _raw_part(index)
@@ -227,7 +227,7 @@ def raw_index(index: Any) -> Any:
 
 def _raw_part(part: Any) -> Any:
     if isinstance(part, Tensor):
-        return part.data
+        return part.array
     if isinstance(part, list):  # a list is an int array (or a bool mask), also in a tuple
         return np.asarray(part)
     return part

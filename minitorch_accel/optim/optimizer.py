@@ -5,7 +5,7 @@ hyper-parameters of those parameters (``lr``, ``momentum``...), so that, for exa
 last layer of a network can learn faster than the rest. Its per-parameter ``state``
 (momentum buffers, Adam's moving averages) is keyed by the parameter tensor itself.
 
-Subclasses implement :meth:`Optimizer.step`, which updates every ``p.data`` in place from
+Subclasses implement :meth:`Optimizer.step`, which updates every ``p.array`` in place from
 ``p.grad`` through the array module ``p.xp``: the same code runs on NumPy and CuPy
 arrays, and a backend can replace the update with a fused kernel
 (``backend.kernel("sgd_update")``). Gradients are read, never written: one gradient
@@ -310,9 +310,9 @@ def grad_array(p: Tensor) -> Any:
             f"a parameter on {p.device} has its gradient on {g.device}; move the gradient "
             "to the parameter's device"
         )
-    if g.data.shape != p.data.shape:
+    if g.array.shape != p.array.shape:
         raise RuntimeError(f"a parameter of shape {p.shape} has a gradient of shape {g.shape}")
-    return g.data
+    return g.array
 
 
 def fast_path(device: Device, name: str) -> Callable[..., None] | None:
