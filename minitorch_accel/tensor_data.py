@@ -7,6 +7,8 @@ of :class:`TensorData`; nothing here knows about any op.
 from __future__ import annotations
 
 import builtins
+import weakref
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
@@ -30,7 +32,16 @@ class TensorData:
     :class:`~minitorch_accel.tensor.Tensor` adds the math; this base class knows no op.
     """
 
-    __slots__ = ("array", "grad", "requires_grad", "device", "_node", "__weakref__")
+    __slots__ = (
+        "array",
+        "grad",
+        "requires_grad",
+        "device",
+        "_node",
+        "_version_counter",
+        "_hooks",
+        "__weakref__",
+    )
     __array_priority__ = 1000  # so that ndarray + Tensor defers to Tensor.__radd__
 
     array: Any
@@ -39,6 +50,8 @@ class TensorData:
     requires_grad: bool
     device: Device
     _node: Function | None
+    _version_counter: autograd.VersionCounter  # shared with views and detach(), not .data
+    _hooks: list[Callable[[Tensor], Tensor | None]] | None  # a leaf's register_hook()s
 
     @classmethod
     def _make(
@@ -51,6 +64,8 @@ class TensorData:
         t.requires_grad = requires_grad
         t.grad = None
         t._node = node
+        t._version_counter = autograd.VersionCounter()
+        t._hooks = None
         return t
 
     # ---------------------------------------------------------------- properties
@@ -60,8 +75,10 @@ class TensorData:
         the graph (PyTorch's ``.data``).
 
         Writes through ``.data`` change this tensor's values but are invisible to
-        autograd. For the raw NumPy or CuPy array use :attr:`array`. Assigning a Tensor
-        to ``.data`` makes this tensor hold that tensor's array (any shape or dtype).
+        autograd: ``.data`` has a version counter of its own, so backward cannot notice
+        them (prefer :meth:`detach`, which shares the counter). For the raw NumPy or
+        CuPy array use :attr:`array`. Assigning a Tensor to ``.data`` makes this tensor
+        hold that tensor's array (any shape or dtype).
 
         Examples
         --------
@@ -86,6 +103,7 @@ class TensorData:
             )
         self.array = value.array
         self.device = value.device
+        self._version_counter = value._version_counter
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -123,8 +141,84 @@ class TensorData:
 
     @property
     def is_leaf(self) -> bool:
-        """True if the tensor was not produced by a recorded op."""
+        """True if the tensor was not produced by a recorded op: it requires no grad,
+        or it requires grad and was made by the user (its gradient lands in ``.grad``).
+
+        Examples
+        --------
+        >>> import minitorch_accel as mta
+        >>> w = mta.ones(2, requires_grad=True)
+        >>> w.is_leaf, (w * 2).is_leaf
+        (True, False)
+        """
         return self._node is None
+
+    @property
+    def _version(self) -> int:
+        """How many times this tensor's storage was modified in place (PyTorch's
+        ``_version``): shared with its views and :meth:`detach`, not with ``.data``."""
+        return self._version_counter.value
+
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> Callable[[], None]:
+        """Call ``hook(grad)`` each time backward computes this tensor's gradient.
+
+        The hook sees the gradient summed over every use of the tensor; if it returns a
+        Tensor, that replaces the gradient (for the ``.grad`` of a leaf and for what
+        flows further back). Returns a function that removes the hook.
+
+        Examples
+        --------
+        >>> import minitorch_accel as mta
+        >>> x = mta.tensor([1.0, 2.0], requires_grad=True)
+        >>> remove = x.register_hook(lambda g: g * 10)
+        >>> (x * x).sum().backward()
+        >>> x.grad
+        tensor([20., 40.])
+        """
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._node is None:
+            self._hooks = [*(self._hooks or ()), hook]
+            owner: Any = self
+            attribute = "_hooks"
+        else:
+            self._node.register_hook(hook)
+            owner, attribute = self._node, "tensor_hooks"
+
+        def remove() -> None:
+            hooks = getattr(owner, attribute, None) or []
+            setattr(owner, attribute, [h for h in hooks if h is not hook] or None)
+
+        return remove
+
+    def retain_grad(self) -> None:
+        """Keep this non-leaf tensor's gradient in ``.grad`` after backward (leaves
+        keep theirs anyway). It accumulates over backward calls, like a leaf's.
+
+        Examples
+        --------
+        >>> import minitorch_accel as mta
+        >>> x = mta.tensor([1.0, 2.0], requires_grad=True)
+        >>> y = x * 3
+        >>> y.retain_grad()
+        >>> (y * y).sum().backward()
+        >>> y.grad
+        tensor([ 6., 12.])
+        """
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on a tensor that has requires_grad=False")
+        if self._node is not None:
+            self._node.retained_output = weakref.ref(cast("Tensor", self))
+
+    @property
+    def retains_grad(self) -> bool:
+        """True for a non-leaf tensor whose gradient :meth:`retain_grad` keeps."""
+        node = self._node
+        return (
+            node is not None
+            and node.retained_output is not None
+            and (node.retained_output() is self)
+        )
 
     @property
     def backend(self) -> Backend:
@@ -137,7 +231,14 @@ class TensorData:
         return self.device.backend.xp
 
     def requires_grad_(self: _T, requires_grad: bool = True) -> _T:
-        """Set :attr:`requires_grad` in place and return self."""
+        """Set :attr:`requires_grad` in place and return self.
+
+        Examples
+        --------
+        >>> import minitorch_accel as mta
+        >>> mta.zeros(2).requires_grad_().requires_grad
+        True
+        """
         if requires_grad and self.dtype.kind != "f":
             raise RuntimeError(
                 f"only floating-point tensors can require gradients, this one is {self.dtype}"
@@ -240,16 +341,30 @@ class TensorData:
 
     # ---------------------------------------------------------------- autograd
     def detach(self) -> Tensor:
-        """The same data, cut off from the graph (shares memory)."""
-        return autograd._make_tensor(self.array, self.device, False, None)
+        """The same data, cut off from the graph: shares the memory and the version
+        counter, so in-place changes to it are still seen by backward."""
+        out = autograd._make_tensor(self.array, self.device, False, None)
+        out._version_counter = self._version_counter
+        return out
 
     # ---------------------------------------------------------------- in place
     def _check_inplace(self) -> None:
+        """Call before every in-place write that is not recorded in the graph: refuse it
+        where autograd needs the graph, else bump the version counter, so that backward
+        notices that saved values changed."""
         if self.requires_grad and is_grad_enabled():
+            if self._node is None:
+                raise RuntimeError(
+                    "a leaf Variable that requires grad is being used in an in-place "
+                    "operation. Wrap the update in `with minitorch_accel.no_grad():` (as "
+                    "optimizers do)"
+                )
             raise RuntimeError(
-                "in-place update of a tensor that requires grad: wrap it in "
-                "`with minitorch_accel.no_grad():` (as optimizers do)"
+                "this in-place operation cannot be recorded in the graph of a tensor that "
+                "requires grad; use its out-of-place form (y = y.op(...)), or one of the "
+                "recorded ones: +=, -=, *=, /=, add_, sub_, mul_, div_, copy_, y[i] = v"
             )
+        self._version_counter.value += 1
 
     def fill_(self: _T, value: builtins.float) -> _T:
         """Set every element to ``value``, in place."""
@@ -261,18 +376,3 @@ class TensorData:
     def zero_(self: _T) -> _T:
         """Set every element to zero, in place."""
         return self.fill_(0)
-
-    def add_(self: _T, other: TensorData | builtins.float, alpha: builtins.float = 1.0) -> _T:
-        """``self += alpha * other``, in place."""
-        self._check_inplace()
-        values = other.array if isinstance(other, TensorData) else other
-        with self.device.guard():
-            self.array += values if alpha == 1.0 else alpha * values
-        return self
-
-    def mul_(self: _T, other: TensorData | builtins.float) -> _T:
-        """``self *= other``, in place."""
-        self._check_inplace()
-        with self.device.guard():
-            self.array *= other.array if isinstance(other, TensorData) else other
-        return self

@@ -269,7 +269,7 @@ def test_inplace_on_requires_grad_refused_outside_no_grad() -> None:
         lambda: w.__setitem__(0, 5.0),
     ]
     for update in updates:
-        with pytest.raises(RuntimeError, match="in-place update of a tensor that requires grad"):
+        with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used"):
             update()
     assert w.tolist() == [1.0, 2.0]
 

@@ -40,6 +40,8 @@ class Parameter(Tensor):
             raise TypeError(f"Parameter wraps a Tensor, got {type(data).__name__}")
         self.array = data.array
         self.device = data.device
+        self._version_counter = data._version_counter  # the same storage
+        self._hooks = None
         self.grad = None
         self._node = None
         self.requires_grad = False

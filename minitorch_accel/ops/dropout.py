@@ -14,6 +14,8 @@ class Dropout(Function):
     """``y = x * keep / (1 - p)``: a fixed mask, so the op is linear in ``x`` and its
     gradient (of any order) is the same mask."""
 
+    saves_inputs = False  # backward needs no input's values
+
     def forward(self, x: Any, *, keep: Any, scale: float) -> Any:
         self.keep, self.scale = keep, scale
         out = x * keep

@@ -34,6 +34,8 @@ from .operands import result_dtype as result_dtype
 
 
 class Add(Function):
+    saves_inputs = False  # backward needs no input's values
+
     def forward(self, a: Any, b: Any) -> Any:
         return a + b
 
@@ -42,6 +44,8 @@ class Add(Function):
 
 
 class Sub(Function):
+    saves_inputs = False  # backward needs no input's values
+
     def forward(self, a: Any, b: Any) -> Any:
         return a - b
 
@@ -70,6 +74,8 @@ class Div(Function):
 
 
 class Neg(Function):
+    saves_inputs = False  # backward needs no input's values
+
     def forward(self, a: Any) -> Any:
         return -a
 
@@ -106,6 +112,7 @@ class Pow(Function):
 
 
 class Exp(Function):
+    saves_inputs = False  # backward needs no input's values
     saves_output = True
 
     def forward(self, a: Any) -> Any:
@@ -124,6 +131,7 @@ class Log(Function):
 
 
 class Sqrt(Function):
+    saves_inputs = False  # backward needs no input's values
     saves_output = True
 
     def forward(self, a: Any) -> Any:
@@ -134,6 +142,8 @@ class Sqrt(Function):
 
 
 class Abs(Function):
+    saves_inputs = False  # backward needs no input's values
+
     def forward(self, a: Any) -> Any:
         self.sign = self.xp.sign(a)
         return self.xp.abs(a)
@@ -143,6 +153,7 @@ class Abs(Function):
 
 
 class Relu(Function):
+    saves_inputs = False  # backward needs no input's values
     saves_output = True
 
     def forward(self, a: Any) -> Any:
@@ -159,6 +170,7 @@ class Relu(Function):
 
 
 class Sigmoid(Function):
+    saves_inputs = False  # backward needs no input's values
     saves_output = True
 
     def forward(self, a: Any) -> Any:
@@ -184,6 +196,7 @@ class SigmoidGrad(Function):
 
 
 class Tanh(Function):
+    saves_inputs = False  # backward needs no input's values
     saves_output = True
 
     def forward(self, a: Any) -> Any:
@@ -207,6 +220,8 @@ class TanhGrad(Function):
 class Maximum(Function):
     """Elementwise maximum; at ties each input gets half the gradient (as PyTorch)."""
 
+    saves_inputs = False  # backward needs no input's values
+
     def forward(self, a: Any, b: Any) -> Any:
         self.share_a = (a > b) + (a == b) * 0.5
         return self.xp.maximum(a, b)
@@ -219,6 +234,8 @@ class Maximum(Function):
 class Minimum(Function):
     """Elementwise minimum; at ties each input gets half the gradient (as PyTorch)."""
 
+    saves_inputs = False  # backward needs no input's values
+
     def forward(self, a: Any, b: Any) -> Any:
         self.share_a = (a < b) + (a == b) * 0.5
         return self.xp.minimum(a, b)
@@ -229,6 +246,8 @@ class Minimum(Function):
 
 
 class Clamp(Function):
+    saves_inputs = False  # backward needs no input's values
+
     def forward(self, a: Any, *, low: float | None, high: float | None) -> Any:
         inside = self.xp.ones(a.shape, dtype=bool)
         if low is not None:
@@ -253,6 +272,8 @@ class Where(Function):
 
 
 class Cast(Function):
+    saves_inputs = False  # backward needs no input's values
+
     def forward(self, a: Any, *, dtype: Any) -> Any:
         return a.astype(dtype)
 
@@ -261,6 +282,8 @@ class Cast(Function):
 
 
 class Clone(Function):
+    saves_inputs = False  # backward needs no input's values
+
     def forward(self, a: Any) -> Any:
         return a.copy()
 

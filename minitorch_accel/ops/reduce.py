@@ -42,6 +42,8 @@ def _kept_shape(shape: tuple[int, ...], dims: tuple[int, ...]) -> tuple[int, ...
 
 
 class Sum(Function):
+    saves_inputs = False  # backward needs no input's values
+
     def forward(self, a: Any, *, dims: tuple[int, ...], keepdim: bool) -> Any:
         self.kept_shape = _kept_shape(a.shape, dims)
         self.in_shape = a.shape
@@ -98,6 +100,8 @@ def var(a: Tensor, dim: Dim = None, keepdim: bool = False, correction: int = 1) 
 
 class MaxMin(Function):
     """max or min over one dim; the gradient goes to the first extreme element only."""
+
+    saves_inputs = False  # backward needs no input's values
 
     def forward(self, a: Any, *, dim: int | None, keepdim: bool, largest: bool) -> Any:
         xp = self.xp
@@ -185,6 +189,7 @@ def logsumexp(a: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
 
 
 class LogSoftmax(Function):
+    saves_inputs = False  # backward needs no input's values
     saves_output = True
 
     def forward(self, a: Any, *, dim: int) -> Any:
@@ -199,6 +204,7 @@ class LogSoftmax(Function):
 
 
 class Softmax(Function):
+    saves_inputs = False  # backward needs no input's values
     saves_output = True
 
     def forward(self, a: Any, *, dim: int) -> Any:

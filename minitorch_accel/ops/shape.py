@@ -33,6 +33,9 @@ def normalize_dim(dim: int, ndim: int, op: str) -> int:
 
 
 class Reshape(Function):
+    saves_inputs = False  # backward needs no input's values
+    returns_view = True
+
     def forward(self, a: Any, *, shape: tuple[int, ...]) -> Any:
         self.in_shape = a.shape
         return a.reshape(shape)
@@ -61,6 +64,9 @@ def reshape(a: Tensor, *shape: Any) -> Tensor:
 
 
 class Permute(Function):
+    saves_inputs = False  # backward needs no input's values
+    returns_view = True
+
     def forward(self, a: Any, *, dims: tuple[int, ...]) -> Any:
         self.dims = dims
         return a.transpose(dims)
@@ -90,6 +96,9 @@ def transpose(a: Tensor, dim0: int = -2, dim1: int = -1) -> Tensor:
 
 
 class Expand(Function):
+    saves_inputs = False  # backward needs no input's values
+    returns_view = True
+
     def forward(self, a: Any, *, shape: tuple[int, ...]) -> Any:
         return self.xp.broadcast_to(a, shape)
 
@@ -153,6 +162,8 @@ def unsqueeze(a: Tensor, dim: int) -> Tensor:
 
 
 class Cat(Function):
+    saves_inputs = False  # backward needs no input's values
+
     def forward(self, *arrays: Any, dim: int) -> Any:
         self.dim, self.sizes = dim, [x.shape[dim] for x in arrays]
         return self.xp.concatenate(arrays, axis=dim)
@@ -195,6 +206,8 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
 
 
 class Pad(Function):
+    saves_inputs = False  # backward needs no input's values
+
     def forward(self, a: Any, *, widths: tuple[tuple[int, int], ...], value: float) -> Any:
         self.index = tuple(slice(lo, lo + s) for (lo, _), s in zip(widths, a.shape, strict=False))
         return self.xp.pad(a, widths, mode="constant", constant_values=value)
@@ -239,8 +252,12 @@ def _is_advanced(index: Any) -> bool:
 
 
 class GetItem(Function):
+    saves_inputs = False  # backward needs no input's values
+
     def forward(self, a: Any, *, index: Any) -> Any:
         self.index, self.in_shape = index, a.shape
+        parts = index if isinstance(index, tuple) else (index,)
+        self.returns_view = not any(getattr(p, "ndim", 0) for p in parts)  # no index arrays
         return a[index]
 
     def backward(self, grad: Tensor) -> Tensor:
@@ -249,6 +266,8 @@ class GetItem(Function):
 
 class IndexAdd(Function):
     """``zeros(shape)`` with ``grad`` added at ``index``; repeated indices accumulate."""
+
+    saves_inputs = False  # backward needs no input's values
 
     def forward(self, grad: Any, *, index: Any, shape: tuple[int, ...]) -> Any:
         self.index = index

@@ -297,6 +297,10 @@ class Optimizer:
 def grad_array(p: Tensor) -> Any:
     """The raw gradient array of ``p``, or None; checks its device and shape.
 
+    Every optimizer calls it for each parameter it is about to update in place, so it
+    also bumps ``p``'s version counter: a backward through a graph that saved ``p``
+    before this update then raises instead of using the new values.
+
     Raises
     ------
     RuntimeError
@@ -312,6 +316,7 @@ def grad_array(p: Tensor) -> Any:
         )
     if g.array.shape != p.array.shape:
         raise RuntimeError(f"a parameter of shape {p.shape} has a gradient of shape {g.shape}")
+    p._version_counter.value += 1
     return g.array
 
 
