@@ -37,6 +37,11 @@ class VersionCounter:
     :meth:`~minitorch_accel.Tensor.detach` share it; ``.data`` gets a new one, so writes
     through ``.data`` stay invisible to autograd, as in PyTorch. A :class:`Function`
     remembers the value for each tensor it saves for backward; backward compares.
+
+    A new tensor starts with the shared, never-bumped ``UNWRITTEN`` (version 0) and gets
+    a counter of its own from :func:`version_counter` at its first in-place write or
+    view: most tensors are never written, and making a counter for each would cost every
+    op.
     """
 
     __slots__ = ("value", "has_views")
@@ -44,6 +49,25 @@ class VersionCounter:
     def __init__(self) -> None:
         self.value = 0
         self.has_views = False  # a view op shared it: history cannot be rebased in place
+
+
+UNWRITTEN = VersionCounter()
+
+
+def version_counter(t: Tensor) -> VersionCounter:
+    """``t``'s own version counter, made on first need (replacing ``UNWRITTEN``)."""
+    counter = t._version_counter
+    if counter is UNWRITTEN:
+        counter = t._version_counter = VersionCounter()
+        node = t._node
+        if node is not None and node.saves_output:  # node saved t's values: let it watch
+            node._out_version = (counter, 0)
+    return counter
+
+
+def bump_version(t: Tensor) -> None:
+    """Record an in-place write to ``t``'s storage (and so to its views')."""
+    version_counter(t).value += 1
 
 
 class _AnomalyMode:
@@ -283,19 +307,31 @@ class Function:
                 out._version_counter = _shared_counter(first)
             return out
         fn.inputs = inputs  # type: ignore[assignment]
-        fn.needs_input_grad = tuple([t is not None and t.requires_grad for t in inputs])
-        fn.input_nodes = tuple([None if t is None else t._node for t in inputs])
-        if cls.saves_inputs:
-            fn.saved_versions = tuple(
-                [0 if t is None else t._version_counter.value for t in inputs]
-            )
+        if len(inputs) == 1:  # the common cases spelled out: this runs for every op
+            fn.needs_input_grad = (True,)
+            fn.input_nodes = (first._node,)
+            if cls.saves_inputs:
+                fn.saved_versions = (first._version_counter.value,)
+        elif len(inputs) == 2 and inputs[1] is not None:
+            second = inputs[1]
+            fn.needs_input_grad = (first.requires_grad, second.requires_grad)
+            fn.input_nodes = (first._node, second._node)
+            if cls.saves_inputs:
+                fn.saved_versions = (first._version_counter.value, second._version_counter.value)
+        else:
+            fn.needs_input_grad = tuple([t is not None and t.requires_grad for t in inputs])
+            fn.input_nodes = tuple([None if t is None else t._node for t in inputs])
+            if cls.saves_inputs:
+                fn.saved_versions = tuple(
+                    [0 if t is None else t._version_counter.value for t in inputs]
+                )
         out = _make_tensor(data, device, True, fn)
         if fn.returns_view:
             out._version_counter = _shared_counter(first)
         if cls.saves_output:
             fn._out_data = data
             fn._out_ref = weakref.ref(out)
-            fn._out_version = (out._version_counter, out._version_counter.value)
+            fn._out_version = (out._version_counter, 0)  # see version_counter()
         if _anomaly_mode.enabled:
             fn.created_at = "".join(traceback.format_stack(limit=12)[:-1])
         return out
@@ -337,8 +373,9 @@ class Function:
         """Raise if a tensor saved for backward was modified in place since the forward:
         one integer compare per saved tensor."""
         if self.saves_inputs:
-            for i, (t, seen) in enumerate(zip(self.inputs, self.saved_versions, strict=False)):
+            for t, seen in zip(self.inputs, self.saved_versions, strict=False):
                 if t is not None and t._version_counter.value != seen:
+                    i = [u is t for u in self.inputs].index(True)
                     _raise_modified(
                         t.dtype, t.shape, f"input {i}", self, t._version_counter.value, seen
                     )
@@ -372,7 +409,7 @@ class AccumulateGrad:
 
 def _shared_counter(base: Tensor) -> VersionCounter:
     """``base``'s version counter, marked as shared by a view."""
-    counter = base._version_counter
+    counter = version_counter(base)
     counter.has_views = True
     return counter
 
@@ -473,20 +510,21 @@ def run_backward(
 
     def run_node(fn: Function, grad_out: Tensor) -> None:
         """``fn``'s backward, its gradients sent on to its inputs."""
-        fn.check_saved_versions()
+        if fn.saves_inputs or fn.saves_output:
+            fn.check_saved_versions()
         results = fn.backward(grad_out)
         if not isinstance(results, tuple):
             results = (results,)
+        if _anomaly_mode.enabled:
+            _check_finite(fn, results)
         fresh = fn.fresh_grads and not create_graph
-        for i, (t, node, g) in enumerate(zip(fn.inputs, fn.input_nodes, results, strict=False)):
+        for t, node, g in zip(fn.inputs, fn.input_nodes, results, strict=False):
             if g is None or t is None or not t.requires_grad:
                 continue
             if g.array.shape != t.array.shape:
                 g = sum_to_shape(g, t.shape)
             if g.array.dtype is not t.array.dtype and g.array.dtype != t.array.dtype:
                 g = g.to(dtype=t.dtype)
-            if _anomaly_mode.enabled:
-                _check_finite(fn, i, g)
             send(t, node, g, fresh)
 
     for root, grad in zip(roots, grad_roots, strict=False):
@@ -500,8 +538,11 @@ def run_backward(
             if fn.tensor_hooks or fn.retained_output is not None:
                 grad_out = _run_output_hooks(fn, grad_out)
             _on_device(fn.device, run_node, fn, grad_out)  # on the GPU of fn's tensors
-            if not retain_graph:
-                _free(fn)
+            if not retain_graph:  # free the saved arrays now, not at garbage collection,
+                edges, needs = fn.input_nodes, fn.needs_input_grad
+                fn.__dict__.clear()
+                fn.inputs = ()  # but keep the graph's shape (next_functions), as PyTorch
+                fn.input_nodes, fn.needs_input_grad = edges, needs
         for leaf, g in hooked_leaves.values():
             for hook in leaf._hooks or ():
                 g = _hooked(hook, g)
@@ -509,15 +550,6 @@ def run_backward(
     if capture is None:
         return None
     return [captured.get(id(t)) for t in capture]
-
-
-def _free(fn: Function) -> None:
-    """Drop what ``fn`` saved for backward now, not at garbage collection; keep the
-    graph's shape (``next_functions``), as PyTorch does."""
-    edges, needs = fn.input_nodes, fn.needs_input_grad
-    fn.__dict__.clear()
-    fn.inputs = ()
-    fn.input_nodes, fn.needs_input_grad = edges, needs
 
 
 def _hooked(hook: Callable[[Tensor], Tensor | None], grad: Tensor) -> Tensor:
@@ -545,21 +577,23 @@ def _run_output_hooks(fn: Function, grad: Tensor) -> Tensor:
     return grad
 
 
-def _check_finite(fn: Function, index: int, grad: Tensor) -> None:
+def _check_finite(fn: Function, grads: tuple[Tensor | None, ...]) -> None:
     """Under :func:`detect_anomaly`: raise if ``fn``'s backward gave NaN or Inf."""
-    with grad.device.guard():
-        finite = bool(grad.xp.isfinite(grad.array).all())
-    if finite:
-        return
-    where = (
-        f"\nThe forward op was created at:\n{fn.created_at}"
-        if fn.created_at
-        else " (it was created before detect_anomaly() was turned on)"
-    )
-    raise RuntimeError(
-        f"Function '{fn.name()}' returned nan or inf values in its {index}th output: the "
-        f"gradient of input {index} of the forward op {type(fn).__name__}.{where}"
-    )
+    for index, grad in enumerate(grads):
+        if grad is None:
+            continue
+        with grad.device.guard():
+            if bool(grad.xp.isfinite(grad.array).all()):
+                continue
+        where = (
+            f"\nThe forward op was created at:\n{fn.created_at}"
+            if fn.created_at
+            else " (it was created before detect_anomaly() was turned on)"
+        )
+        raise RuntimeError(
+            f"Function '{fn.name()}' returned nan or inf values in its {index}th output: "
+            f"the gradient of input {index} of the forward op {type(fn).__name__}.{where}"
+        )
 
 
 def _on_device(device: Device, work: Callable[..., R], *args: Any) -> R:

@@ -61,7 +61,7 @@ class Tensor(TensorData):
         self.device = dev
         self.grad = None
         self._node = None
-        self._version_counter = autograd.VersionCounter()
+        self._version_counter = autograd.UNWRITTEN
         self._hooks = None
         self.requires_grad = False
         if requires_grad:
@@ -376,7 +376,7 @@ class Tensor(TensorData):
             )
         if not copy:
             before = Tensor._make(self.array, self.device, self.requires_grad, self._node)
-            before._version_counter = self._version_counter
+            before._version_counter = autograd.version_counter(self)
             return before
         array = self.device.backend.clone(self.array)
         return Tensor._make(array, self.device, self.requires_grad, self._node)
@@ -389,7 +389,7 @@ class Tensor(TensorData):
                 f"output with shape {list(self.shape)} doesn't match the broadcast shape "
                 f"{list(result.shape)}"
             )
-        self._version_counter.value += 1
+        autograd.bump_version(self)
         with self.device.guard():
             self.array[...] = result.array
         self._node = result._node
@@ -485,9 +485,9 @@ class Tensor(TensorData):
         if self._records(src):
             self._history(copy=False)  # the checks only: the old values are not needed
             moved = src.to(self.device, dtype=self.dtype)
-            return self._rebase(
-                moved.expand(self.shape) + 0.0 if moved.shape != self.shape else moved.clone()
-            )
+            if moved.shape != self.shape:
+                moved = moved.expand(self.shape)
+            return self._rebase(moved.clone())  # a node of its own, whose gradient is grad
         self._check_inplace()
         value = self._as_data(src)
         with self.device.guard():

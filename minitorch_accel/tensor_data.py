@@ -64,7 +64,7 @@ class TensorData:
         t.requires_grad = requires_grad
         t.grad = None
         t._node = node
-        t._version_counter = autograd.VersionCounter()
+        t._version_counter = autograd.UNWRITTEN
         t._hooks = None
         return t
 
@@ -103,7 +103,6 @@ class TensorData:
             )
         self.array = value.array
         self.device = value.device
-        self._version_counter = value._version_counter
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -344,7 +343,7 @@ class TensorData:
         """The same data, cut off from the graph: shares the memory and the version
         counter, so in-place changes to it are still seen by backward."""
         out = autograd._make_tensor(self.array, self.device, False, None)
-        out._version_counter = self._version_counter
+        out._version_counter = autograd.version_counter(cast("Tensor", self))
         return out
 
     # ---------------------------------------------------------------- in place
@@ -364,7 +363,7 @@ class TensorData:
                 "requires grad; use its out-of-place form (y = y.op(...)), or one of the "
                 "recorded ones: +=, -=, *=, /=, add_, sub_, mul_, div_, copy_, y[i] = v"
             )
-        self._version_counter.value += 1
+        autograd.bump_version(cast("Tensor", self))
 
     def fill_(self: _T, value: builtins.float) -> _T:
         """Set every element to ``value``, in place."""

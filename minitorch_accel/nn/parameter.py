@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autograd import version_counter
 from ..convert import HOST
 from ..tensor import Tensor
 
@@ -40,7 +41,7 @@ class Parameter(Tensor):
             raise TypeError(f"Parameter wraps a Tensor, got {type(data).__name__}")
         self.array = data.array
         self.device = data.device
-        self._version_counter = data._version_counter  # the same storage
+        self._version_counter = version_counter(data)  # the same storage
         self._hooks = None
         self.grad = None
         self._node = None

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd import enable_grad
+from ..autograd import bump_version, enable_grad
 from ..backends import Device
 from ..tensor import Tensor
 
@@ -316,7 +316,7 @@ def grad_array(p: Tensor) -> Any:
         )
     if g.array.shape != p.array.shape:
         raise RuntimeError(f"a parameter of shape {p.shape} has a gradient of shape {g.shape}")
-    p._version_counter.value += 1
+    bump_version(p)
     return g.array
 
 

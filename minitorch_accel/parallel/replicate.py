@@ -13,7 +13,7 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
-from ..autograd import VersionCounter
+from ..autograd import UNWRITTEN
 from ..backends import Device
 from ..tensor import Tensor
 from .reduce import private_copy
@@ -84,7 +84,7 @@ def _moved(t: T, device: Device) -> T:
     clone.array = private_copy(t.array, t.device, device)
     clone.device = device
     clone.grad = None
-    clone._version_counter = VersionCounter()  # a storage of its own
+    clone._version_counter = UNWRITTEN  # a storage of its own
     clone._hooks = None
     return clone
 
