@@ -363,10 +363,10 @@ class Function:
                 edges.append((None, 0))
         return tuple(edges)
 
-    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> None:
+    def _register_tensor_hook(self, hook: Callable[[Tensor], Tensor | None]) -> None:
         """Call ``hook(grad)`` on the gradient of this node's output before its backward
-        runs; a returned Tensor replaces the gradient (used by
-        :meth:`~minitorch_accel.Tensor.register_hook` on non-leaf tensors)."""
+        runs; a returned Tensor replaces the gradient (what
+        :meth:`~minitorch_accel.Tensor.register_hook` does on a non-leaf tensor)."""
         self.tensor_hooks = [*(self.tensor_hooks or ()), hook]
 
     def check_saved_versions(self) -> None:
@@ -405,6 +405,18 @@ class AccumulateGrad:
 
     def __repr__(self) -> str:
         return "<AccumulateGrad>"
+
+
+class RemovableHandle:
+    """What :meth:`~minitorch_accel.Tensor.register_hook` returns: ``remove()`` takes the
+    hook away again (as PyTorch's ``RemovableHandle``)."""
+
+    def __init__(self, remove: Callable[[], None]) -> None:
+        self._remove = remove
+
+    def remove(self) -> None:
+        """Unregister the hook (doing it twice is harmless)."""
+        self._remove()
 
 
 def _shared_counter(base: Tensor) -> VersionCounter:

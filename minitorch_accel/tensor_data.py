@@ -158,18 +158,18 @@ class TensorData:
         ``_version``): shared with its views and :meth:`detach`, not with ``.data``."""
         return self._version_counter.value
 
-    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> Callable[[], None]:
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> autograd.RemovableHandle:
         """Call ``hook(grad)`` each time backward computes this tensor's gradient.
 
         The hook sees the gradient summed over every use of the tensor; if it returns a
         Tensor, that replaces the gradient (for the ``.grad`` of a leaf and for what
-        flows further back). Returns a function that removes the hook.
+        flows further back). Returns a handle whose ``remove()`` takes the hook away.
 
         Examples
         --------
         >>> import minitorch_accel as mta
         >>> x = mta.tensor([1.0, 2.0], requires_grad=True)
-        >>> remove = x.register_hook(lambda g: g * 10)
+        >>> handle = x.register_hook(lambda g: g * 10)
         >>> (x * x).sum().backward()
         >>> x.grad
         tensor([20., 40.])
@@ -181,14 +181,14 @@ class TensorData:
             owner: Any = self
             attribute = "_hooks"
         else:
-            self._node.register_hook(hook)
+            self._node._register_tensor_hook(hook)
             owner, attribute = self._node, "tensor_hooks"
 
         def remove() -> None:
             hooks = getattr(owner, attribute, None) or []
             setattr(owner, attribute, [h for h in hooks if h is not hook] or None)
 
-        return remove
+        return autograd.RemovableHandle(remove)
 
     def retain_grad(self) -> None:
         """Keep this non-leaf tensor's gradient in ``.grad`` after backward (leaves

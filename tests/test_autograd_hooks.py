@@ -83,8 +83,8 @@ def test_hook_replaces_the_gradient_of_a_leaf_and_a_non_leaf() -> None:
 
 def test_hook_removal_and_bad_hooks() -> None:
     x = mta.tensor([1.0], requires_grad=True)
-    remove = x.register_hook(lambda g: g * 100)
-    remove()
+    handle = x.register_hook(lambda g: g * 100)
+    handle.remove()
     (x * 2).sum().backward()
     assert x.grad is not None and x.grad.tolist() == [2.0]
     x.register_hook(lambda g: mta.ones(3))
