@@ -311,3 +311,16 @@ def test_errors_and_values_match_pytorch() -> None:
         base.add_(1.0)
         values[name] = (a.grad.tolist(), view._version, base.data._version, base.detach()._version)
     assert values["mta"] == values["torch"]
+
+
+def test_ops_recorded_before_an_inplace_op_keep_the_old_history() -> None:
+    """Edges point at nodes, not tensors: rebasing ``b`` does not reroute ``c``."""
+    a = mta.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 1.0
+    c = b + 3.0  # add saves nothing, so the later write is allowed
+    b *= 2.0
+    c.sum().backward(retain_graph=True)  # the node of a * 1 is used again below
+    assert a.grad is not None and a.grad.tolist() == [1.0, 1.0]
+    a.grad = None
+    b.sum().backward()  # b's new history: (a * 1) * 2
+    assert a.grad.tolist() == [2.0, 2.0]
