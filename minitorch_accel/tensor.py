@@ -378,7 +378,8 @@ class Tensor(TensorData):
             before = Tensor._make(self.array, self.device, self.requires_grad, self._node)
             before._version_counter = autograd.version_counter(self)
             return before
-        array = self.device.backend.clone(self.array)
+        with self.device.guard():
+            array = self.device.backend.clone(self.array)
         return Tensor._make(array, self.device, self.requires_grad, self._node)
 
     def _rebase(self, result: Tensor) -> Tensor:

@@ -324,3 +324,43 @@ def test_ops_recorded_before_an_inplace_op_keep_the_old_history() -> None:
     a.grad = None
     b.sum().backward()  # b's new history: (a * 1) * 2
     assert a.grad.tolist() == [2.0, 2.0]
+
+
+# ------------------------------------------------------------------ on every device
+@pytest.fixture(params=["cpu", "cpu:1", "strict:1"])
+def device(request: pytest.FixtureRequest) -> Any:
+    """A CPU device, a virtual one, and device 1 of the strict stand-in (NumPy behind
+    CuPy's rules: work outside the device's context fails)."""
+    if request.param.startswith("strict"):
+        from strict_backend import registered
+
+        with registered():
+            yield request.param
+    else:
+        yield request.param
+
+
+@pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning")
+def test_the_checks_on_every_device(device: str) -> None:
+    w = mta.tensor([1.0, 2.0], requires_grad=True, device=device)
+    x = mta.tensor([3.0, 4.0], device=device)
+    y = (w * x).sum()
+    x[0] = 100.0
+    with pytest.raises(RuntimeError, match=MODIFIED):
+        y.backward()
+    e = w.exp()
+    with mta.no_grad():
+        e.mul_(2.0)
+    with pytest.raises(RuntimeError, match="output 0 of ExpBackward"):
+        e.sum().backward()
+    h = w * 1.0
+    h *= x  # recorded; x is now [100, 4]
+    h += w
+    h.sum().backward()
+    assert w.grad is not None and w.grad.tolist() == [101.0, 5.0]
+    with mta.no_grad():
+        w -= 0.5 * w.grad
+    assert w.tolist() == [-49.5, -0.5] and w.requires_grad and str(w.device) == device
+    z = mta.tensor([0.0, 1.0], requires_grad=True, device=device)
+    with mta.autograd.detect_anomaly(), pytest.raises(RuntimeError, match="SqrtBackward"):
+        z.sqrt().sum().backward()
