@@ -561,7 +561,14 @@ def run_backward(
             _on_device(g.device, _accumulate_into_leaf, leaf, g, False)
     if capture is None:
         return None
-    return [captured.get(id(t)) for t in capture]
+    found = [captured.get(id(t)) for t in capture]
+    for i, t in enumerate(capture):  # a leaf's hooks see, and may replace, its gradient
+        hooked = found[i]
+        if hooked is not None and t._node is None and t._hooks:
+            for hook in t._hooks:
+                hooked = _hooked(hook, hooked)
+            found[i] = hooked
+    return found
 
 
 def _hooked(hook: Callable[[Tensor], Tensor | None], grad: Tensor) -> Tensor:

@@ -155,3 +155,14 @@ def test_data_is_a_detached_tensor_sharing_storage() -> None:
     assert w.shape == (3,) and w.tolist() == [7.0, 8.0, 9.0] and w.requires_grad
     with pytest.raises(TypeError, match=r"assign to \.array"):
         w.data = np.zeros(3)  # type: ignore[assignment]
+
+
+def test_autograd_grad_runs_a_leaf_hook_like_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+    found = {}
+    for label, lib in (("torch", torch), ("mta", mta)):
+        x = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        x.register_hook(lambda g: g * 3)
+        (g,) = lib.autograd.grad((x * x).sum(), x)
+        found[label] = (g.tolist(), x.grad)
+    assert found["mta"] == found["torch"] == ([6.0, 12.0], None)
