@@ -53,15 +53,18 @@ class Tensor(TensorData):
         device: DeviceLike | None = None,
         requires_grad: bool = False,
     ) -> None:
-        if isinstance(data, Tensor):
-            device = data.device if device is None else device
-            data = data.detach().to(device, dtype=dtype).array
+        source = data if isinstance(data, Tensor) else None
+        if source is not None:
+            device = source.device if device is None else device
+            data = source.detach().to(device, dtype=dtype).array
         dev, array = to_array(data, dtype, device)
         self.array = array
         self.device = dev
         self.grad = None
         self._node = None
         self._version_counter = autograd.UNWRITTEN
+        if source is not None and array is source.array:  # the same storage: one counter
+            self._version_counter = autograd.version_counter(source)
         self._hooks = None
         self.requires_grad = False
         if requires_grad:

@@ -364,3 +364,14 @@ def test_the_checks_on_every_device(device: str) -> None:
     z = mta.tensor([0.0, 1.0], requires_grad=True, device=device)
     with mta.autograd.detect_anomaly(), pytest.raises(RuntimeError, match="SqrtBackward"):
         z.sqrt().sum().backward()
+
+
+def test_a_tensor_wrapping_another_without_a_copy_shares_its_counter() -> None:
+    source = mta.ones(3)
+    alias = mta.Tensor(source)  # same device and dtype: the same array
+    assert np.shares_memory(alias.array, source.array)
+    alias.add_(1.0)
+    assert source._version == 1
+    copy = mta.Tensor(source, dtype=mta.float64)
+    copy.add_(1.0)
+    assert source._version == 1 and source.tolist() == [2.0, 2.0, 2.0]
