@@ -2,7 +2,7 @@
 PYTHON ?= python
 PYTEST_ARGS ?=
 
-.PHONY: check lint typecheck test test-gpu docs doctest bench figures
+.PHONY: check check-cpus lint typecheck test test-gpu docs doctest bench figures
 
 check: lint typecheck test docs
 
@@ -17,6 +17,11 @@ typecheck:
 test:
 	$(PYTHON) -m pytest $(PYTEST_ARGS) || [ $$? -eq 5 ]
 	$(PYTHON) -m pytest --doctest-modules minitorch_accel -q
+
+# The suite under each OpenBLAS kernel this CPU supports, at 1 and 2 BLAS threads (slow;
+# run it before stopping on any change that touches numerics).
+check-cpus:
+	PYTHON=$(PYTHON) bash tools/check_cpus.sh
 
 test-gpu:
 	$(PYTHON) -m pytest -m gpu $(PYTEST_ARGS)

@@ -21,10 +21,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import minitorch_accel as mta  # noqa: E402
-from minitorch_accel import amp, nn, optim  # noqa: E402
-from minitorch_accel.models import LeNet, SmallVGG  # noqa: E402
-from minitorch_accel.utils import benchmark  # noqa: E402
+import minitorch_accel as mta
+from minitorch_accel import amp, nn, optim
+from minitorch_accel.models import LeNet, SmallVGG
+from minitorch_accel.utils import benchmark
 
 
 def step_time(model_name: str, use_amp: bool, device: str, batch: int, steps: int) -> float:

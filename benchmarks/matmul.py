@@ -13,8 +13,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import minitorch_accel as mta  # noqa: E402
-from minitorch_accel.utils import benchmark  # noqa: E402
+import minitorch_accel as mta
+from minitorch_accel.utils import benchmark
 
 
 def main() -> None:

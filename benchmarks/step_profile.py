@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lenet_step import ours_parts, torch_parts  # noqa: E402  (this folder's module)
+from lenet_step import ours_parts, torch_parts
 
 PHASES = ("zero_grad", "forward", "backward", "optimizer")
 Phases = dict[str, Callable[[], None]]

@@ -24,7 +24,7 @@ api_pages.write_pages()
 
 project = "minitorch_accel"
 author = "minitorch_accel developers"
-copyright = "minitorch_accel developers"  # noqa: A001
+copyright = "minitorch_accel developers"
 release = minitorch_accel.__version__
 version = release
 

@@ -93,7 +93,7 @@ from .tensor import Tensor
 __version__ = "0.1.0"
 
 # Subpackages, so that ``mta.nn``, ``mta.optim``, ``mta.cuda`` ... work after one import.
-from . import amp, cuda, data, datasets, models, nn, optim, parallel, utils  # noqa: E402
+from . import amp, cuda, data, datasets, models, nn, optim, parallel, utils
 
 float16 = _np.dtype("float16")
 float32 = _np.dtype("float32")
@@ -102,7 +102,7 @@ int32 = _np.dtype("int32")
 int64 = _np.dtype("int64")
 uint8 = _np.dtype("uint8")
 bool_ = _np.dtype("bool")
-float = float32  # noqa: A001  (as torch.float)
+float = float32
 long = int64
 
 device = Device

@@ -29,7 +29,8 @@ def autocast_dtype() -> Any:
 
 def to_compute_dtype(*tensors: Tensor | None) -> tuple[Tensor | None, ...]:
     """For matmul-like ops: float32 inputs cast to the autocast dtype (unchanged when
-    autocast is off). The casts are recorded, so gradients come back in float32."""
+    autocast is off). The casts are recorded, so gradients come back in float32.
+    """
     dtype = state.dtype
     if dtype is None:
         return tensors
@@ -40,7 +41,8 @@ def to_compute_dtype(*tensors: Tensor | None) -> tuple[Tensor | None, ...]:
 
 def to_float32(t: Tensor) -> Tensor:
     """For reductions, softmax, losses and normalization statistics: low-precision
-    inputs cast up to float32 inside an autocast block."""
+    inputs cast up to float32 inside an autocast block.
+    """
     if state.dtype is not None and t.dtype.kind == "f" and t.dtype.itemsize < 4:
         return t.to(dtype=np.float32)
     return t

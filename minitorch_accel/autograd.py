@@ -129,6 +129,7 @@ class set_grad_enabled:
         _grad_mode.enabled = self._previous.pop()
 
     def __call__(self, func: F) -> F:
+        """Use this context as a decorator: ``func`` runs inside it."""
         mode = self.mode
 
         @functools.wraps(func)
@@ -270,7 +271,7 @@ class Function:
         raise NotImplementedError(f"{type(self).__name__} has no backward")
 
     @classmethod
-    def apply(cls, *inputs: Tensor | None, **params: Any) -> Tensor:
+    def apply(cls, *inputs: Tensor | None, **params: Any) -> Tensor:  # noqa: C901  (the hot path of every op: the common cases spelled out inline, no helper calls)
         """Run the op on Tensors and record it in the graph when gradients are needed.
 
         The first input must be a Tensor; later ones may be None (an absent bias).
@@ -351,7 +352,8 @@ class Function:
     def next_functions(self) -> tuple[tuple[Function | AccumulateGrad | None, int], ...]:
         """One ``(node, 0)`` pair per input: the node that made the input, an
         :class:`AccumulateGrad` for a leaf that requires grad, None for an input that
-        needs no gradient (as PyTorch's ``grad_fn.next_functions``)."""
+        needs no gradient (as PyTorch's ``grad_fn.next_functions``).
+        """
         edges: list[tuple[Function | AccumulateGrad | None, int]] = []
         inputs = self.inputs or (None,) * len(self.input_nodes)  # () once backward freed them
         for t, node, needed in zip(inputs, self.input_nodes, self.needs_input_grad, strict=True):
@@ -366,12 +368,14 @@ class Function:
     def _register_tensor_hook(self, hook: Callable[[Tensor], Tensor | None]) -> None:
         """Call ``hook(grad)`` on the gradient of this node's output before its backward
         runs; a returned Tensor replaces the gradient (what
-        :meth:`~minitorch_accel.Tensor.register_hook` does on a non-leaf tensor)."""
+        :meth:`~minitorch_accel.Tensor.register_hook` does on a non-leaf tensor).
+        """
         self.tensor_hooks = [*(self.tensor_hooks or ()), hook]
 
     def check_saved_versions(self) -> None:
         """Raise if a tensor saved for backward was modified in place since the forward:
-        one integer compare per saved tensor."""
+        one integer compare per saved tensor.
+        """
         if self.saves_inputs:
             for t, seen in zip(self.inputs, self.saved_versions, strict=False):
                 if t is not None and t._version_counter.value != seen:
@@ -392,7 +396,8 @@ class Function:
 class AccumulateGrad:
     """The graph's sink for a leaf tensor that requires grad: where its gradient is
     accumulated into ``.grad`` (shown in :attr:`Function.next_functions`). ``variable``
-    is the leaf (None once backward has freed the graph)."""
+    is the leaf (None once backward has freed the graph).
+    """
 
     next_functions: tuple[tuple[Function | AccumulateGrad | None, int], ...] = ()
 
@@ -409,7 +414,8 @@ class AccumulateGrad:
 
 class RemovableHandle:
     """What :meth:`~minitorch_accel.Tensor.register_hook` returns: ``remove()`` takes the
-    hook away again (as PyTorch's ``RemovableHandle``)."""
+    hook away again (as PyTorch's ``RemovableHandle``).
+    """
 
     def __init__(self, remove: Callable[[], None]) -> None:
         self._remove = remove
@@ -476,7 +482,7 @@ def _topological_order(roots: Sequence[Function]) -> list[Function]:
     return order
 
 
-def run_backward(
+def run_backward(  # noqa: C901  (the backward walk: split up by the readable-core work)
     roots: Sequence[Tensor],
     grad_roots: Sequence[Tensor],
     retain_graph: bool,
@@ -506,7 +512,8 @@ def run_backward(
     def send(t: Tensor, node: Function | None, g: Tensor, fresh: bool = False) -> None:
         """Route the gradient ``g`` of ``t`` along its edge: to ``node``, the op that made
         ``t``, or into the leaf ``t``. ``fresh``: ``g``'s array is new and unshared, so a
-        leaf may keep it uncopied."""
+        leaf may keep it uncopied.
+        """
         if wanted is not None and id(t) in wanted:
             _add(captured, id(t), g)
         if node is not None:
@@ -586,7 +593,8 @@ def _hooked(hook: Callable[[Tensor], Tensor | None], grad: Tensor) -> Tensor:
 
 def _run_output_hooks(fn: Function, grad: Tensor) -> Tensor:
     """The hooks registered on ``fn``'s output, then ``retain_grad()``'s store, as in
-    PyTorch (the retained gradient is the one after the hooks)."""
+    PyTorch (the retained gradient is the one after the hooks).
+    """
     for hook in fn.tensor_hooks or ():
         grad = _hooked(hook, grad)
     out = fn.retained_output() if fn.retained_output is not None else None
@@ -618,7 +626,8 @@ def _check_finite(fn: Function, grads: tuple[Tensor | None, ...]) -> None:
 def _on_device(device: Device, work: Callable[..., R], *args: Any) -> R:
     """``work(*args)`` inside ``device``'s context where the backend needs one (several
     GPUs; see :meth:`~minitorch_accel.backends.Device.guard`), else called directly:
-    the backward pass calls this per node, so the common case pays no ``with``."""
+    the backward pass calls this per node, so the common case pays no ``with``.
+    """
     backend = device.backend
     if not backend.needs_device_context:
         return work(*args)
@@ -635,7 +644,8 @@ def _add(totals: dict[int, Tensor], key: int, grad: Tensor) -> None:
 def _accumulate_into_leaf(leaf: Tensor, grad: Tensor, fresh: bool = False) -> bool:
     """``leaf.grad += grad``, storing an owned array the first time: ``grad``'s own when
     it is ``fresh`` (then True is returned: the array now belongs to the leaf), else a
-    copy."""
+    copy.
+    """
     if grad._node is not None:  # create_graph: keep the gradient's own graph
         leaf.grad = grad if leaf.grad is None else leaf.grad + grad
     elif leaf.grad is None:

@@ -1,5 +1,6 @@
 """Turning Python data and foreign arrays into backend arrays, and moving arrays between
-devices (the one place where transfers are counted)."""
+devices (the one place where transfers are counted).
+"""
 
 from __future__ import annotations
 

@@ -213,7 +213,8 @@ def randn(
     generator: Any = None,
 ) -> Tensor:
     """Samples of the standard normal distribution, from the device's generator
-    (seeded by :func:`manual_seed`)."""
+    (seeded by :func:`manual_seed`).
+    """
     return _random("randn", size, dtype, device, requires_grad, generator)
 
 

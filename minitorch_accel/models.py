@@ -16,9 +16,9 @@ from .tensor import Tensor
 
 
 class LeNet(nn.Module):
-    """A LeNet-style CNN for 28x28 images (MNIST):
+    """A LeNet-style CNN for 28x28 images (MNIST).
 
-    conv 3x3 (32) - ReLU - max-pool 2 - conv 3x3 (64) - ReLU - max-pool 2 - flatten -
+    Its layers: conv 3x3 (32) - ReLU - max-pool 2 - conv 3x3 (64) - ReLU - max-pool 2 - flatten -
     linear (128) - ReLU - linear (``num_classes``).
 
     Parameters
@@ -73,9 +73,9 @@ def _conv_bn_relu(in_channels: int, out_channels: int) -> list[nn.Module]:
 
 
 class SmallVGG(nn.Module):
-    """A small VGG-style CNN with batch normalization, for any image size from 4x4:
+    """A small VGG-style CNN with batch normalization, for any image size from 4x4.
 
-    two stages of (conv 3x3 - BN - ReLU) x 2 followed by max-pool 2, with ``width``
+    Two stages of (conv 3x3 - BN - ReLU) x 2 followed by max-pool 2, with ``width``
     then ``2 * width`` channels; then a conv-BN-ReLU with ``4 * width`` channels, global
     average pooling and a linear layer.
 

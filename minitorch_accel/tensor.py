@@ -368,7 +368,8 @@ class Tensor(TensorData):
 
     def _history(self, copy: bool) -> Tensor:
         """This tensor's values and grad_fn as another Tensor, to be the input of the
-        recorded op (a copy of the values when the op saves them for backward)."""
+        recorded op (a copy of the values when the op saves them for backward).
+        """
         if self.requires_grad and self._node is None:
             self._check_inplace()  # raises: a leaf that requires grad
         if self._version_counter.has_views:
@@ -387,7 +388,8 @@ class Tensor(TensorData):
 
     def _rebase(self, result: Tensor) -> Tensor:
         """Write ``result`` into this tensor's storage and make its grad_fn this
-        tensor's: the recorded form of an in-place op."""
+        tensor's: the recorded form of an in-place op.
+        """
         if result.shape != self.shape:
             raise RuntimeError(
                 f"output with shape {list(self.shape)} doesn't match the broadcast shape "
@@ -401,8 +403,11 @@ class Tensor(TensorData):
         return self
 
     def _write(self, update: Any, other: Any) -> Tensor:
-        """Apply ``update(array, value)`` in place, unrecorded. (The array is assigned
-        back: the same array, unless it was a NumPy scalar, which has no memory to write.)"""
+        """Apply ``update(array, value)`` in place, unrecorded.
+
+        The array is assigned back: the same array, unless it was a NumPy scalar, which
+        has no memory to write.
+        """
         self._check_inplace()
         with self.device.guard():
             self.array = update(self.array, self._as_data(other))
@@ -471,7 +476,7 @@ class Tensor(TensorData):
         return value
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        from .ops.shape import raw_index
+        from .ops.shape import IndexPut, raw_index
 
         if self._records(value):
             value = value if isinstance(value, Tensor) else Tensor(value, dtype=self.dtype)
@@ -485,7 +490,8 @@ class Tensor(TensorData):
 
     def copy_(self, src: Tensor | Any) -> Tensor:
         """Copy ``src``'s values into this tensor, in place (recorded in the graph when
-        ``src`` requires grad, as :meth:`add_`)."""
+        ``src`` requires grad, as :meth:`add_`).
+        """
         if self._records(src):
             self._history(copy=False)  # the checks only: the old values are not needed
             moved = src.to(self.device, dtype=self.dtype)
@@ -519,33 +525,13 @@ def _div_into(array: Any, value: Any) -> Any:
     return array
 
 
-class IndexPut(Function):
-    """``a`` with ``value`` written at ``index``, out of place: the recorded form of
-    ``a[index] = value``."""
-
-    saves_inputs = False
-
-    def forward(self, a: Any, value: Any, *, index: Any) -> Any:
-        self.index = index
-        out = a.copy()
-        out[index] = value
-        return out
-
-    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        grad_a = None
-        if self.needs_input_grad[0]:
-            zero = Tensor._make(self.xp.zeros((), grad.dtype), grad.device, False, None)
-            grad_a = IndexPut.apply(grad, zero, index=self.index)
-        grad_value = grad[self.index] if self.needs_input_grad[1] else None
-        return grad_a, grad_value
-
-
 class ToDevice(Function):
     """The graph node of :meth:`Tensor.to` across devices: gradients travel back."""
 
     saves_inputs = False
 
     def backward(self, grad_output: Tensor) -> Tensor:
+        """The gradient, moved back to the device the input came from."""
         return grad_output.to(self.device)
 
 

@@ -155,7 +155,8 @@ class TensorData:
     @property
     def _version(self) -> int:
         """How many times this tensor's storage was modified in place (PyTorch's
-        ``_version``): shared with its views and :meth:`detach`, not with ``.data``."""
+        ``_version``): shared with its views and :meth:`detach`, not with ``.data``.
+        """
         return self._version_counter.value
 
     def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> autograd.RemovableHandle:
@@ -321,7 +322,8 @@ class TensorData:
         copy: bool | None = None,
     ) -> Any:
         """Export the data as a DLPack capsule (zero-copy exchange with NumPy, CuPy,
-        PyTorch); see :mod:`minitorch_accel.dlpack`."""
+        PyTorch); see :mod:`minitorch_accel.dlpack`.
+        """
         from .dlpack import export_capsule
 
         return export_capsule(
@@ -341,7 +343,8 @@ class TensorData:
     # ---------------------------------------------------------------- autograd
     def detach(self) -> Tensor:
         """The same data, cut off from the graph: shares the memory and the version
-        counter, so in-place changes to it are still seen by backward."""
+        counter, so in-place changes to it are still seen by backward.
+        """
         out = autograd._make_tensor(self.array, self.device, False, None)
         out._version_counter = autograd.version_counter(cast("Tensor", self))
         return out
@@ -350,7 +353,8 @@ class TensorData:
     def _check_inplace(self) -> None:
         """Call before every in-place write that is not recorded in the graph: refuse it
         where autograd needs the graph, else bump the version counter, so that backward
-        notices that saved values changed."""
+        notices that saved values changed.
+        """
         if self.requires_grad and is_grad_enabled():
             if self._node is None:
                 raise RuntimeError(

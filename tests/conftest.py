@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 import pytest
 from helpers import DEVICES
@@ -25,7 +23,7 @@ def device(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def transfers() -> Iterator[mta.backends.TransferStats]:
+def transfers() -> mta.backends.TransferStats:
     """The global transfer counters, reset before the test."""
     mta.backends.transfer_stats.reset()
-    yield mta.backends.transfer_stats
+    return mta.backends.transfer_stats

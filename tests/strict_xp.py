@@ -247,9 +247,12 @@ class StrictArray:
         return _wrap(_here(self)[_index(index)])
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        if isinstance(value, (np.ndarray, list)) and not _is_advanced(index):
-            if isinstance(value, list) or value.ndim > 0:  # CuPy calls fill() here
-                raise ValueError("non-scalar numpy.ndarray cannot be used for fill")
+        if (
+            isinstance(value, (np.ndarray, list))
+            and not _is_advanced(index)
+            and (isinstance(value, list) or value.ndim > 0)  # CuPy calls fill() here
+        ):
+            raise ValueError("non-scalar numpy.ndarray cannot be used for fill")
         _here(self)[_index(index)] = _unwrap(value, allow_host=True)
 
     # ---------------------------------------------------------------- Python protocols

@@ -200,9 +200,20 @@ def _train_lenet(use_amp: bool, train_n: int = 2000, epochs: int = 2) -> float:
     return float((predicted == test_labels).mean())
 
 
+# How far apart two honest runs land. Over seeds 0-4 (2,000 training digits, 2 epochs, the
+# 1,000 test digits), float32 reached 0.929-0.952 and autocast 0.924-0.954: a standard
+# deviation of about 0.01 per run, so about 0.013 for the difference of two runs. The BLAS
+# kernel and thread count move a run by about as much as a seed does (0.929 under
+# OpenBLAS's SkylakeX kernel, 0.94 under Haswell). The margins are about four of those.
+AUTOCAST_ACCURACY_MARGIN = 0.05
+LENET_ACCURACY_FLOOR = 0.90  # mean 0.94, 4 standard deviations below
+
+
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # the scaler backs off
-def test_lenet_with_autocast_matches_float32_accuracy() -> None:
+def test_lenet_with_autocast_is_not_worse_than_float32() -> None:
+    """Autocast costs no accuracy beyond the run-to-run noise (one-sided: better is fine)."""
     fp32 = _train_lenet(use_amp=False)
     fp16 = _train_lenet(use_amp=True)
-    assert fp32 > 0.9
-    assert abs(fp16 - fp32) <= 0.01, (fp16, fp32)
+    assert fp32 >= LENET_ACCURACY_FLOOR, fp32
+    assert fp16 >= fp32 - AUTOCAST_ACCURACY_MARGIN, (fp16, fp32)

@@ -166,7 +166,7 @@ def test_float32_without_bias() -> None:
 
 
 @pytest.mark.parametrize(
-    ("x_shape", "w_shape", "kwargs", "message"),
+    "x_shape, w_shape, kwargs, message",
     [
         ((2, 3, 8), (4, 3, 3, 3), {}, "4-D"),
         ((2, 3, 8, 8), (4, 2, 3, 3), {}, "3 channels"),
@@ -273,7 +273,7 @@ def _tensors(
     return made
 
 
-@pytest.mark.parametrize(("x_shape", "w_shape", "kwargs"), SMALL_CASES)
+@pytest.mark.parametrize("x_shape, w_shape, kwargs", SMALL_CASES)
 def test_conv2d_gradcheck(
     x_shape: tuple[int, ...], w_shape: tuple[int, ...], kwargs: dict[str, Any]
 ) -> None:
@@ -281,7 +281,7 @@ def test_conv2d_gradcheck(
     assert gradcheck_mod.gradcheck(lambda x, w, b: F.conv2d(x, w, b, **kwargs), inputs)
 
 
-@pytest.mark.parametrize(("x_shape", "w_shape", "kwargs"), SMALL_CASES[:2])
+@pytest.mark.parametrize("x_shape, w_shape, kwargs", SMALL_CASES[:2])
 def test_conv2d_gradgradcheck(
     x_shape: tuple[int, ...], w_shape: tuple[int, ...], kwargs: dict[str, Any]
 ) -> None:

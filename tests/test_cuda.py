@@ -93,9 +93,11 @@ def test_translate_oom_from_cupy_error() -> None:
     err = mcuda.translate_oom(exc, "cuda:0")
     assert isinstance(err, OutOfMemoryError) and err.requested == 1000 and err.device == "cuda:0"
     assert "tried to allocate 1000 B" in str(err)
-    with pytest.raises(OutOfMemoryError, match="tried to allocate 1000 B") as info:
-        with mcuda.oom_guard(0):
-            raise exc
+    with (
+        pytest.raises(OutOfMemoryError, match="tried to allocate 1000 B") as info,
+        mcuda.oom_guard(0),
+    ):
+        raise exc
     assert info.value.__cause__ is exc
     with pytest.raises(KeyError), mcuda.oom_guard():
         raise KeyError("other errors pass through")
@@ -109,7 +111,7 @@ class FakePool:
 
     def malloc(self, size: int) -> Any:
         if self.used + size > self.capacity:
-            raise FakeOOM(size)
+            raise FakeOOMError(size)
         self.used += size
         return types.SimpleNamespace(device_id=0, size=size)
 
@@ -118,7 +120,7 @@ class FakePool:
         return self.used
 
 
-class FakeOOM(MemoryError):
+class FakeOOMError(MemoryError):
     def __init__(self, size: int) -> None:
         super().__init__(f"Out of memory allocating {size} bytes")
         self._size = size
@@ -128,7 +130,7 @@ def test_tracking_allocator_peak_and_oom() -> None:
     pool = FakePool(capacity=10 << 20)
     fake = types.SimpleNamespace(
         get_default_memory_pool=lambda: pool,
-        cuda=types.SimpleNamespace(memory=types.SimpleNamespace(OutOfMemoryError=FakeOOM)),
+        cuda=types.SimpleNamespace(memory=types.SimpleNamespace(OutOfMemoryError=FakeOOMError)),
     )
     allocator = TrackingAllocator(fake, device_count=1, sample_bytes=1 << 20)
     allocator(4 << 20)
@@ -142,7 +144,7 @@ def test_tracking_allocator_peak_and_oom() -> None:
     assert allocator.peak[0] == 100_000
     with pytest.raises(OutOfMemoryError, match="tried to allocate 20.00 MiB") as info:
         allocator(20 << 20)
-    assert info.value.requested == 20 << 20 and isinstance(info.value.__cause__, FakeOOM)
+    assert info.value.requested == 20 << 20 and isinstance(info.value.__cause__, FakeOOMError)
 
 
 # ------------------------------------------------------------------ on a GPU

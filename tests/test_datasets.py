@@ -24,8 +24,8 @@ from minitorch_accel.datasets import (
 SAMPLE_SHA256 = {
     "train-images-idx3-ubyte.gz": "33c099a3526bf5d4a4dc1439f10e36b02710a035da5748a0404097781207c3c4",  # noqa: E501
     "train-labels-idx1-ubyte.gz": "fa7a998c36312515c5ebb1830501495130a0c2d10cc1225b1f4070d6b86f77a2",  # noqa: E501
-    "t10k-images-idx3-ubyte.gz": "ea5652f964d79cab8e187401b8d4d5d558356a0164450df6490148cd30d329d3",  # noqa: E501
-    "t10k-labels-idx1-ubyte.gz": "939b9f5a187ac3bf8004f68ff51274dbc8aee9c6ffaa4a1a87ecd12945cea0d1",  # noqa: E501
+    "t10k-images-idx3-ubyte.gz": "ea5652f964d79cab8e187401b8d4d5d558356a0164450df6490148cd30d329d3",
+    "t10k-labels-idx1-ubyte.gz": "939b9f5a187ac3bf8004f68ff51274dbc8aee9c6ffaa4a1a87ecd12945cea0d1",
 }
 
 
@@ -100,7 +100,7 @@ def test_write_idx_rejects_what_idx_cannot_hold(tmp_path: Path) -> None:
 
 def check_bad(path: Path, content: bytes, *patterns: str) -> str:
     path.write_bytes(content)
-    with pytest.raises(ValueError) as info:
+    with pytest.raises(ValueError, match=re.escape(str(path))) as info:
         read_idx(path)
     message = str(info.value)
     assert message.startswith(str(path) + ":"), message

@@ -83,7 +83,8 @@ def test_lenet_steps_match_the_cpu(host_kernels: str) -> None:
 
 def test_a_bad_label_raises_by_backward(host_kernels: str) -> None:
     logits = mta.zeros(3, 5, device=host_kernels, requires_grad=True)
-    with pytest.raises(IndexError, match=r"label 5 is out of range for 5 classes"):
+    # The label check may report at the loss or at its backward (deferred on a GPU).
+    with pytest.raises(IndexError, match=r"label 5 is out of range for 5 classes"):  # noqa: PT012
         loss = nn.functional.cross_entropy(logits, mta.tensor([0, 5, 1], device=host_kernels))
         loss.backward()
     assert logits.grad is None

@@ -15,7 +15,7 @@ from minitorch_accel.backends import Device
 RNG = np.random.default_rng(0)
 
 
-@pytest.fixture()
+@pytest.fixture
 def clones(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     """Every array the CPU backend copies for a leaf gradient."""
     made: list[Any] = []

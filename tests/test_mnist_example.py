@@ -150,7 +150,7 @@ def test_ctrl_c_then_resume_matches_uninterrupted(
 
 
 @pytest.mark.parametrize(
-    ("argv", "message"),
+    "argv, message",
     [
         (["--epochs", "0"], r"argument --epochs: must be >= 1, got 0"),
         (["--batch-size", "x"], r"argument --batch-size: expected an integer, got 'x'"),

@@ -181,7 +181,7 @@ class ForeachBackend(NumpyBackend):
         return counted
 
 
-@pytest.fixture()
+@pytest.fixture
 def foreach(fast: HostFastPaths) -> Iterator[type[ForeachBackend]]:
     ForeachBackend.paths = fast
     ForeachBackend.calls = []

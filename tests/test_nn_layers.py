@@ -164,7 +164,7 @@ def test_init_distributions_in_place() -> None:
     nn.init.normal_(w, 3.0, 0.5)
     assert w.detach().numpy().mean() == pytest.approx(3.0, abs=0.01)
     nn.init.uniform_(w, -2.0, -1.0)
-    assert -2.0 <= w.detach().numpy().min() and w.detach().numpy().max() < -1.0
+    assert w.detach().numpy().min() >= -2.0 and w.detach().numpy().max() < -1.0
     nn.init.constant_(w, 0.25)
     assert np.all(w.detach().numpy() == 0.25)
     nn.init.zeros_(w)

@@ -120,7 +120,7 @@ def test_avg_pool_matches_loops(case: Any, count_include_pad: bool) -> None:
 
 
 @pytest.mark.parametrize(
-    ("shape", "size"),
+    "shape, size",
     [((2, 3, 8, 8), 1), ((2, 3, 9, 7), (4, 3)), ((1, 2, 5, 5), (7, 2)), ((1, 1, 6, 6), 3)],
 )
 def test_adaptive_avg_pool_matches_loops(shape: tuple[int, ...], size: Any) -> None:
@@ -140,7 +140,7 @@ def test_adaptive_avg_pool_matches_loops(shape: tuple[int, ...], size: Any) -> N
 
 
 @pytest.mark.parametrize(
-    ("shape", "args", "message"),
+    "shape, args, message",
     [
         ((2, 3, 8), (2, None, 0), "4-D"),
         ((2, 3, 8, 8), (0, None, 0), "must be positive"),
@@ -219,7 +219,7 @@ POOLS = [
 ]
 
 
-@pytest.mark.parametrize(("name", "kwargs"), POOLS)
+@pytest.mark.parametrize("name, kwargs", POOLS)
 def test_pool_gradcheck_and_gradgradcheck(name: str, kwargs: dict[str, Any]) -> None:
     # distinct values: finite differences must not cross a change of the maximum
     values = np.random.default_rng(0).permutation(2 * 3 * 7 * 6).reshape(2, 3, 7, 6) / 10.0

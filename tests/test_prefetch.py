@@ -48,7 +48,7 @@ class LazyCopyBackend(NumpyBackend):
         return Transfer(out, wait, finish)
 
 
-@pytest.fixture()
+@pytest.fixture
 def lazy() -> Iterator[type[LazyCopyBackend]]:
     LazyCopyBackend.waits, LazyCopyBackend.finishes = [], 0
     registry.register("lazy", LazyCopyBackend)

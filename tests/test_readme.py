@@ -15,7 +15,7 @@ def _blocks(language: str) -> list[str]:
 def test_the_readme_example_runs(capsys: object) -> None:
     (example,) = _blocks("python")
     namespace: dict[str, object] = {}
-    exec(compile(example, str(README), "exec"), namespace)  # noqa: S102
+    exec(compile(example, str(README), "exec"), namespace)
     mta = namespace["mta"]
     assert namespace["w"].grad.shape == (3, 1)  # type: ignore[attr-defined]
     assert mta.backends.transfer_stats.host_to_device >= 64 * 3 * 4  # type: ignore[attr-defined]

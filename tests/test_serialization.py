@@ -229,7 +229,7 @@ def test_an_interrupted_save_keeps_the_previous_checkpoint(
     written: list[int] = []
 
     def open_failing(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
-        f = open(file, mode, *args, **kwargs)
+        f = open(file, mode, *args, **kwargs)  # noqa: SIM115  (returned to the caller)
         return FailingFile(f, 5000, written) if "x" in mode else f
 
     monkeypatch.setattr(serialization, "open", open_failing, raising=False)

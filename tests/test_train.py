@@ -344,6 +344,9 @@ def test_ctrl_c_stops_after_the_batch(
 ) -> None:
     setup = Setup(mnist, epochs=2)
     seen: list[int] = []
+    # What fit must put back: Python's default handler, or SIG_IGN where the process was
+    # started with SIGINT ignored (a job started in the background by a non-interactive shell).
+    handler_before = signal.getsignal(signal.SIGINT)
 
     class Count(Callback):
         def on_batch_end(self, batch: int, logs: Any) -> None:
@@ -360,7 +363,7 @@ def test_ctrl_c_stops_after_the_batch(
     assert "stopping after this batch" in err
     assert f"Resume with: python train.py --resume {tmp_path / 'c.npz'}" in err
     assert load_checkpoint(tmp_path / "c.npz")["batch"] == 4
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+    assert signal.getsignal(signal.SIGINT) is handler_before  # restored
 
 
 def test_second_ctrl_c_aborts(mnist: tuple[Any, Any], tmp_path: Path) -> None:

@@ -80,6 +80,8 @@ class autocast:
         autocast_state.state.dtype = self._previous.pop()
 
     def __call__(self, func: F) -> F:
+        """Use this context as a decorator: ``func`` runs inside it."""
+
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             with autocast(self.dtype if self.enabled else "float16", enabled=self.enabled):

@@ -67,7 +67,8 @@ class GradScaler:
 
     def unscale_(self, optimizer: Any) -> None:
         """Divide the gradients of ``optimizer``'s parameters by the scale, in float32,
-        and note whether any is inf or NaN. At most once per optimizer per update()."""
+        and note whether any is inf or NaN. At most once per optimizer per update().
+        """
         if not self.enabled:
             return
         key = id(optimizer)
@@ -92,7 +93,8 @@ class GradScaler:
 
     def step(self, optimizer: Any, *args: Any, **kwargs: Any) -> Any:
         """Unscale (if not done yet) and take ``optimizer.step()`` unless a gradient was
-        inf/NaN, in which case the step is skipped and None returned."""
+        inf/NaN, in which case the step is skipped and None returned.
+        """
         if not self.enabled:
             return optimizer.step(*args, **kwargs)
         if id(optimizer) not in self._found_inf:
@@ -103,7 +105,8 @@ class GradScaler:
 
     def update(self, new_scale: float | None = None) -> None:
         """Adjust the scale after this iteration's steps: back off after an overflow,
-        grow after ``growth_interval`` clean iterations."""
+        grow after ``growth_interval`` clean iterations.
+        """
         if not self.enabled:
             return
         if new_scale is not None:

@@ -83,7 +83,8 @@ class Transfer:
 
     def wait(self) -> None:
         """Order the work the calling thread queues from now on after the copy (on a
-        GPU its current stream waits for the copy's event; the host does not block)."""
+        GPU its current stream waits for the copy's event; the host does not block).
+        """
         if self._wait is not None:
             self._wait()
 
@@ -147,7 +148,8 @@ class Backend:
 
     def pinned_empty(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
         """An uninitialised host array the device can copy from asynchronously
-        (page-locked memory on a GPU; ordinary memory here)."""
+        (page-locked memory on a GPU; ordinary memory here).
+        """
         return np.empty(shape, dtype)
 
     def download(self, array: Any, non_blocking: bool = False) -> np.ndarray:
@@ -160,7 +162,8 @@ class Backend:
 
     def clone(self, array: Any) -> Any:
         """A C-contiguous copy of ``array`` on its own device (the leaf gradients that
-        backward stores are such copies)."""
+        backward stores are such copies).
+        """
         return array.copy()
 
     def synchronize(self, device: Device | None = None) -> None:

@@ -169,6 +169,7 @@ class TrackingAllocator:
         self._since = [0] * device_count
 
     def __call__(self, size: int) -> Any:
+        """Allocate ``size`` bytes, raising :class:`OutOfMemoryError` when the device is full."""
         try:
             memory = self._malloc(size)
         except self._oom as exc:

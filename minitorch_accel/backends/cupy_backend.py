@@ -102,9 +102,11 @@ class CupyBackend(Backend):
         self._checks_lock = threading.Lock()
 
     def device_count(self) -> int:
+        """How many devices this backend has."""
         return self._count
 
     def device_context(self, device: Device) -> contextlib.AbstractContextManager[Any]:
+        """A context manager that makes ``device`` the current device."""
         return self.xp.cuda.Device(device.index or 0)  # type: ignore[no-any-return]
 
     def _current(self, device: Device | None) -> int:
@@ -113,6 +115,7 @@ class CupyBackend(Backend):
 
     # ------------------------------------------------------------------ transfers
     def asarray(self, obj: Any, device: Device, dtype: Any = None) -> Any:
+        """``obj`` as an array of this backend on ``device`` (copied only if needed)."""
         if isinstance(obj, np.ndarray):
             return self.upload(obj, device, dtype=dtype)
         with self.device_context(device), oom_guard(device.index):
@@ -182,18 +185,21 @@ class CupyBackend(Backend):
             return out
 
     def to_host(self, array: Any) -> np.ndarray:
+        """``array`` as a NumPy array in host memory."""
         if isinstance(array, np.ndarray):
             return array
         return self.download(array)
 
     def copy_between(self, array: Any, src: Device, dst: Device, non_blocking: bool) -> Any:
+        """A copy of ``array`` (on ``src``) made on ``dst``."""
         with self.device_context(dst), oom_guard(dst.index):
             return array.copy()  # CuPy copies onto the current device, peer to peer
 
     def clone(self, array: Any) -> Any:
         """A copy of ``array``: one device-to-device memcpy when it is C-contiguous (a
-        third of the host time of ``array.copy()``), ``array.copy()`` otherwise. (An
-        out-of-memory error is translated by the allocator.)"""
+        third of the host time of ``array.copy()``), ``array.copy()`` otherwise. An
+        out-of-memory error is translated by the allocator.
+        """
         if not array.flags.c_contiguous or array.size == 0:
             return array.copy()
         with array.device if self.needs_device_context else contextlib.nullcontext():
@@ -243,6 +249,7 @@ class CupyBackend(Backend):
             queue.popleft()
 
     def synchronize(self, device: Device | None = None) -> None:
+        """Wait until the work queued on ``device`` (all devices if None) is done."""
         self.xp.cuda.Device(self._current(device)).synchronize()
         self.run_deferred_checks()
 
@@ -250,7 +257,8 @@ class CupyBackend(Backend):
         """Keep ``check`` for the next synchronize or read-back (see the base class).
 
         At most ``MAX_DEFERRED`` wait: past that the oldest runs now (its kernel has long
-        finished, so this costs no stall)."""
+        finished, so this costs no stall).
+        """
         with self._checks_lock:
             self._checks.append(check)
             oldest = self._checks.popleft() if len(self._checks) > MAX_DEFERRED else None
@@ -266,6 +274,7 @@ class CupyBackend(Backend):
 
     # ------------------------------------------------------------------ random numbers
     def generator(self, device: Device) -> Any:
+        """The random generator of ``device`` (made on first use from the seed)."""
         gen = self._generators.get(device)
         if gen is None:
             sequence = np.random.SeedSequence([self._seed, (device.index or 0) + 1])
@@ -276,6 +285,7 @@ class CupyBackend(Backend):
         return gen
 
     def manual_seed(self, seed: int) -> None:
+        """Seed every device's generator of this backend."""
         self._seed = int(seed)
         self._generators.clear()
 
@@ -304,7 +314,8 @@ class CupyBackend(Backend):
 
     def empty_cache(self, device: Device | None = None) -> None:
         """Give the memory pool's cached blocks back to the driver (every GPU by
-        default), and the pinned host blocks whose copies have finished."""
+        default), and the pinned host blocks whose copies have finished.
+        """
         indices = range(self._count) if device is None else [device.index or 0]
         pool = self.xp.get_default_memory_pool()
         for index in indices:

@@ -1,6 +1,7 @@
 """What every group of CuPy fast paths shares: the CuPy module, the device switch, the
 kernels compiled on first use, and the direct cuBLAS GEMM (see
-:mod:`minitorch_accel.backends.cupy_ops`)."""
+:mod:`minitorch_accel.backends.cupy_ops`).
+"""
 
 from __future__ import annotations
 
@@ -39,7 +40,8 @@ class FastPathBase:
 
     def on(self, array: Any) -> Any:
         """The context that makes ``array``'s GPU the current one (``array.device``); a
-        no-op context on a single-GPU machine."""
+        no-op context on a single-GPU machine.
+        """
         return array.device if self.switch_devices else _NO_SWITCH
 
     def _reduction(self, spec: K.ReductionSpec) -> Any:
@@ -59,7 +61,8 @@ class FastPathBase:
 
     def _raw_kernel(self, char: str, name: str, source: Callable[[str], str]) -> Any:
         """The ``cupy.RawKernel`` ``{name}_{float|double}`` for dtype ``char`` ("f" or
-        "d"), compiled once from ``source(float_type)``."""
+        "d"), compiled once from ``source(float_type)``.
+        """
         float_type = "float" if char == "f" else "double"
         full = f"{name}_{float_type}"
         kernel = self._kernels.get(full)

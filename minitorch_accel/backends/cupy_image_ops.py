@@ -1,5 +1,6 @@
 """The CuPy backend's image fast paths: im2col, col2im, conv2d's input gradient and
-max pooling, each one kernel (plus one cuBLAS GEMM for the gradient)."""
+max pooling, each one kernel (plus one cuBLAS GEMM for the gradient).
+"""
 
 from __future__ import annotations
 
@@ -57,7 +58,8 @@ class ImageFastPaths(FastPathBase):
     # ------------------------------------------------------------------ convolution
     def im2col(self, x: Any, geometry: Any) -> Any:
         """The im2col matrix of NCHW ``x`` (any strides) for a ``ConvGeometry``, K in the
-        order the geometry names (``channel_major_k``)."""
+        order the geometry names (``channel_major_k``).
+        """
         _check_shape("im2col: input", x.shape, geometry.x_shape)
         n, _, h, w = geometry.x_shape
         _, cg, kh, kw = geometry.w_shape

@@ -49,7 +49,8 @@ class KernelSpec:
 @dataclass(frozen=True)
 class Param:
     """One kernel parameter: ``name``, ``type_name`` (``T``, ``int32``...), whether it
-    is ``raw`` (indexed by hand) and whether it is an output."""
+    is ``raw`` (indexed by hand) and whether it is an output.
+    """
 
     name: str
     type_name: str
@@ -66,7 +67,8 @@ class Param:
 class ReductionSpec:
     """One ``cupy.ReductionKernel``: each element is mapped by ``map_expr``, the mapped
     values are combined by ``reduce_expr`` (``a``, ``b``) from ``identity``, and
-    ``post_map_expr`` writes the result (``a``) to the output."""
+    ``post_map_expr`` writes the result (``a``) to the output.
+    """
 
     name: str
     in_params: str

@@ -64,7 +64,8 @@ class CupyFastPaths(ImageFastPaths, OptimizerFastPaths):
     """Every fast path of the CuPy backend: the activation and loss kernels here, the
     image and optimizer ones from the two base classes, the GEMM from
     :class:`~minitorch_accel.backends.cupy_fast_base.FastPathBase` (whose parameters
-    it takes)."""
+    it takes).
+    """
 
     def get(self, name: str) -> Callable[..., Any] | None:
         """The fast path called ``name``, or None if there is none."""
@@ -108,7 +109,8 @@ class CupyFastPaths(ImageFastPaths, OptimizerFastPaths):
 
     def _read_later(self, scalar: Any) -> Callable[[], int]:
         """Queue the copy of a 0-d int64 device array into pinned host memory; the
-        returned function waits for that copy (an event), not for later work."""
+        returned function waits for that copy (an event), not for later work.
+        """
         memory = self.cp.cuda.alloc_pinned_memory(8)
         host = numpy.frombuffer(memory, numpy.int64, 1).reshape(())
         scalar.get(out=host, blocking=False)
@@ -189,7 +191,8 @@ class CupyFastPaths(ImageFastPaths, OptimizerFastPaths):
         self, logits: Any, labels: Any, ignore_index: int, lse: Any, grad: Any, scale: Any = None
     ) -> Any:
         """Gradient with respect to the logits, (N, C), of the per-row losses (``grad``
-        is (N,), ``scale`` None) or of their scaled sum (``grad`` 0-d)."""
+        is (N,), ``scale`` None) or of their scaled sum (``grad`` 0-d).
+        """
         cp = self.cp
         with self.on(logits):
             grad = cp.ascontiguousarray(cp.asarray(grad, dtype=lse.dtype).reshape(-1))

@@ -1,5 +1,6 @@
 """The CuPy backend's optimizer fast paths: SGD and Adam in one kernel per parameter,
-or in one launch for every parameter (a multi-tensor kernel)."""
+or in one launch for every parameter (a multi-tensor kernel).
+"""
 
 from __future__ import annotations
 
@@ -105,7 +106,8 @@ class OptimizerFastPaths(FastPathBase):
         first_step: bool,
     ) -> bool:
         """:meth:`sgd_update` for many tensors in one launch; False (nothing done) where
-        the tensors do not share one float32/float64 dtype or are not C-contiguous."""
+        the tensors do not share one float32/float64 dtype or are not C-contiguous.
+        """
         arrays = {"grad": grads, "param": params}
         if bufs is not None:
             arrays["buf"] = bufs
@@ -141,7 +143,8 @@ class OptimizerFastPaths(FastPathBase):
         maximize: bool,
     ) -> bool:
         """:meth:`adam_update` for many tensors that share one ``step`` in one launch;
-        False (nothing done) where :meth:`sgd_update_many` would give False."""
+        False (nothing done) where :meth:`sgd_update_many` would give False.
+        """
         arrays = {"grad": grads, "param": params, "exp_avg": exp_avgs, "exp_avg_sq": exp_avg_sqs}
         if amsgrad:
             arrays["max_exp_avg_sq"] = max_exp_avg_sqs or []
@@ -209,7 +212,8 @@ class OptimizerFastPaths(FastPathBase):
         """The values as one int64 device array, cut into ``tables`` tables of ``count``
         pointers and the ``ends`` after them. The last upload is reused while the values
         repeat (parameters and, thanks to the memory pool, gradients usually land at the
-        same addresses every step): no copy to the GPU then."""
+        same addresses every step): no copy to the GPU then.
+        """
         key = (self._current_device(), *values)
         if self._last_table is None or self._last_table[0] != key:
             table = self._upload(values)

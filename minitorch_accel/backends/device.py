@@ -47,6 +47,7 @@ class Device:
     _xp: Any
 
     def __new__(cls, name: DeviceLike) -> Device:
+        """The one Device object for ``name`` (devices are interned)."""
         if isinstance(name, Device):
             return name
         found = cls._interned.get(name) if isinstance(name, str) else None

@@ -17,7 +17,8 @@ MAX_VIRTUAL_DEVICES = 64
 
 class NumpyBackend(Backend):
     """Arrays are NumPy arrays. Every ``cpu:N`` shares host memory, but moving a tensor
-    between two of them copies it and counts the bytes, as a real transfer would."""
+    between two of them copies it and counts the bytes, as a real transfer would.
+    """
 
     name = "cpu"
     xp = np
@@ -27,19 +28,24 @@ class NumpyBackend(Backend):
         self._generators: dict[Device, np.random.Generator] = {}
 
     def device_count(self) -> int:
+        """How many devices this backend has."""
         return MAX_VIRTUAL_DEVICES
 
     def asarray(self, obj: Any, device: Device, dtype: Any = None) -> Any:
+        """``obj`` as an array of this backend on ``device`` (copied only if needed)."""
         return np.asarray(obj, dtype=dtype)
 
     def to_host(self, array: Any) -> np.ndarray:
+        """``array`` as a NumPy array in host memory."""
         return np.asarray(array)
 
     def copy_between(self, array: Any, src: Device, dst: Device, non_blocking: bool) -> Any:
+        """A copy of ``array`` (on ``src``) made on ``dst``."""
         out = np.array(array, copy=True)
         return out
 
     def generator(self, device: Device) -> np.random.Generator:
+        """The random generator of ``device`` (made on first use from the seed)."""
         gen = self._generators.get(device)
         if gen is None:
             index = -1 if device.index is None else device.index
@@ -48,5 +54,6 @@ class NumpyBackend(Backend):
         return gen
 
     def manual_seed(self, seed: int) -> None:
+        """Seed every device's generator of this backend."""
         self._seed = int(seed)
         self._generators.clear()

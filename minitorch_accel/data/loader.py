@@ -164,7 +164,8 @@ class DataLoader:
     @property
     def generator(self) -> np.random.Generator:
         """The generator that draws each epoch's shuffled order (its state can be saved
-        and restored to replay an epoch)."""
+        and restored to replay an epoch).
+        """
         return self._rng
 
     def __len__(self) -> int:

@@ -62,7 +62,8 @@ class PinnedRing:
 
     def empty(self, shape: tuple[int, ...], dtype: Any) -> npt.NDArray[Any]:
         """A buffer of the current slot for the next field of the batch. A smaller
-        last batch uses the front of the buffer the full batches used."""
+        last batch uses the front of the buffer the full batches used.
+        """
         buffers, field = self._buffers[self._slot], self._field
         self._field += 1
         buffer = buffers.get(field)
@@ -102,7 +103,8 @@ _END = object()
 
 def prefetch(gathers: Sequence[Gather], device: Device, depth: int) -> Iterator[Batch]:
     """Run each gather and copy its batch to ``device`` in a background thread, at
-    most ``depth`` batches ahead of the caller."""
+    most ``depth`` batches ahead of the caller.
+    """
     ring = PinnedRing(device.backend, depth + 2)  # + the caller's batch + the next one
     ready: queue.Queue[Any] = queue.Queue()
     slots = threading.Semaphore(depth)  # one per batch built and not yet taken

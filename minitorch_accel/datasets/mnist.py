@@ -184,7 +184,8 @@ class _IDXImageDataset:
 
     def __getitem__(self, index: int) -> tuple[Any, int]:
         """Return ``(image, label)``: a float32 (1, 28, 28) array (transformed if a
-        transform was given) and an int."""
+        transform was given) and an int.
+        """
         i = operator.index(index)
         n = len(self.labels)
         if not -n <= i < n:

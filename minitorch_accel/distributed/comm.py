@@ -90,7 +90,8 @@ def world_size() -> int:
 
 def local_rank() -> int:
     """This process's rank among the processes on the same machine (0 when not
-    initialized): with one process per GPU, rank ``r`` of a node uses ``cuda:r``."""
+    initialized): with one process per GPU, rank ``r`` of a node uses ``cuda:r``.
+    """
     if _world.comm is None:
         return 0
     node = _world.comm.Split_type(_world.mpi.COMM_TYPE_SHARED)

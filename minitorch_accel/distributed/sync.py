@@ -29,7 +29,8 @@ def pack(xp: Any, arrays: Sequence[Any], extra: Sequence[float] = (), dtype: Any
 
 def unpack(flat: Any, shapes: Sequence[tuple[int, ...]]) -> list[Any]:
     """Views into ``flat`` with the given shapes (the inverse of :func:`pack`; the
-    ``extra`` values after them are left out)."""
+    ``extra`` values after them are left out).
+    """
     return FlatLayout(shapes, [flat.dtype] * len(shapes), flat.dtype).unpack(flat)
 
 
@@ -55,13 +56,14 @@ def _nccl_available() -> bool:
         from cupy.cuda import nccl
 
         return bool(nccl.available) if hasattr(nccl, "available") else True
-    except Exception:  # noqa: BLE001
+    except Exception:
         return False
 
 
 def allreduce_flat(flat: Tensor) -> None:
     """Sum a flat buffer over all ranks, in place: NCCL for GPU buffers when present,
-    otherwise staged through host memory and MPI."""
+    otherwise staged through host memory and MPI.
+    """
     if comm.world_size() == 1:
         return
     device = flat.device
@@ -114,7 +116,8 @@ def broadcast_parameters(model: Any, root: int = 0) -> None:
 
 def pack_gradients(params: Sequence[Tensor], extra: Sequence[float] = ()) -> Tensor:
     """One flat buffer (on the parameters' device) holding every parameter's gradient
-    (zeros where there is none), then ``extra`` values."""
+    (zeros where there is none), then ``extra`` values.
+    """
     xp, device = params[0].xp, params[0].device
     grads = [p.grad.array if p.grad is not None else xp.zeros(p.shape, p.dtype) for p in params]
     return Tensor._make(pack(xp, grads, extra=extra), device, False, None)

@@ -65,7 +65,8 @@ class DistributedTrainer:
 
 def save_checkpoint(obj: Any, path: str | os.PathLike[str]) -> None:
     """Rank 0 writes ``obj`` (atomically, see :func:`minitorch_accel.save`); every rank
-    waits until the file is complete."""
+    waits until the file is complete.
+    """
     from ..serialization import save
 
     if comm.rank() == 0:
@@ -77,7 +78,8 @@ def save_checkpoint(obj: Any, path: str | os.PathLike[str]) -> None:
 def load_checkpoint(path: str | os.PathLike[str], map_location: DeviceLike | None = None) -> Any:
     """Every rank reads the checkpoint (a file visible to all of them). The world size
     may differ from the run that wrote it: model and optimizer state are the same on
-    every rank, and :class:`DistributedSampler` re-shards the data."""
+    every rank, and :class:`DistributedSampler` re-shards the data.
+    """
     from ..serialization import load
 
     return load(path, map_location=map_location)

@@ -99,6 +99,7 @@ class Conv2d(Module):
         )
 
     def extra_repr(self) -> str:
+        """The settings shown inside this layer's ``repr``."""
         text = (
             f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
             f"stride={self.stride}"
@@ -139,6 +140,7 @@ class MaxPool2d(Module):
         return F.max_pool2d(input, self.kernel_size, self.stride, self.padding)
 
     def extra_repr(self) -> str:
+        """The settings shown inside this layer's ``repr``."""
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
@@ -191,4 +193,5 @@ class AdaptiveAvgPool2d(Module):
         return F.adaptive_avg_pool2d(input, self.output_size)
 
     def extra_repr(self) -> str:
+        """The settings shown inside this layer's ``repr``."""
         return f"output_size={self.output_size}"

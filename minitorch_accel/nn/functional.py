@@ -75,7 +75,8 @@ class Linear(Function):
 
     def _raw_backward(self, grad: Any, x: Any, weight: Any) -> tuple[Tensor | None, ...]:
         """The same three products on raw arrays: a plain backward records no graph, so
-        the Tensor ops' bookkeeping (three to five nodes per layer) is skipped."""
+        the Tensor ops' bookkeeping (three to five nodes per layer) is skipped.
+        """
         need_x, need_w, need_b = self.needs_input_grad
         xp, rows = self.xp, grad.reshape(-1, grad.shape[-1])
         found = (

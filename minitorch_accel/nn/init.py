@@ -53,7 +53,8 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
 
 def _calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
     """``(fan_in, fan_out)`` of a weight: (out, in) for a linear layer, and
-    (out, in, *kernel) for a convolution, whose kernel size multiplies both."""
+    (out, in, *kernel) for a convolution, whose kernel size multiplies both.
+    """
     if tensor.ndim < 2:
         raise ValueError(
             f"fan in and fan out need a tensor of at least 2 dims, got shape {tensor.shape}"

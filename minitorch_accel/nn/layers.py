@@ -42,6 +42,7 @@ class Flatten(Module):
         return input.flatten(self.start_dim, self.end_dim)
 
     def extra_repr(self) -> str:
+        """The settings shown inside this layer's ``repr``."""
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
 
@@ -66,6 +67,7 @@ class Dropout(Module):
         return F.dropout(input, self.p, self.training)
 
     def extra_repr(self) -> str:
+        """The settings shown inside this layer's ``repr``."""
         return f"p={self.p}"
 
 
@@ -103,12 +105,14 @@ class CrossEntropyLoss(Module):
         )
 
     def extra_repr(self) -> str:
+        """The settings shown inside this layer's ``repr``."""
         return f"reduction={self.reduction!r}, label_smoothing={self.label_smoothing}"
 
 
 class NLLLoss(Module):
     """Negative log-likelihood of log-probabilities; see
-    :func:`~minitorch_accel.nn.functional.nll_loss`."""
+    :func:`~minitorch_accel.nn.functional.nll_loss`.
+    """
 
     def __init__(self, reduction: str = "mean", ignore_index: int = -100) -> None:
         super().__init__()
@@ -120,6 +124,7 @@ class NLLLoss(Module):
         return F.nll_loss(input, target, self.reduction, self.ignore_index)
 
     def extra_repr(self) -> str:
+        """The settings shown inside this layer's ``repr``."""
         return f"reduction={self.reduction!r}"
 
 
@@ -136,4 +141,5 @@ class MSELoss(Module):
         return F.mse_loss(input, target, self.reduction)
 
     def extra_repr(self) -> str:
+        """The settings shown inside this layer's ``repr``."""
         return f"reduction={self.reduction!r}"

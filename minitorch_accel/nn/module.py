@@ -72,6 +72,7 @@ class Module:
         raise NotImplementedError(f"{type(self).__name__} does not define forward()")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Run :meth:`forward` on the arguments (``model(x)``)."""
         return self.forward(*args, **kwargs)
 
     # ------------------------------------------------------------ registration
@@ -227,7 +228,8 @@ class Module:
         self, prefix: str = "", recurse: bool = True
     ) -> Iterator[tuple[str, Parameter]]:
         """Every parameter with its dotted name (``"features.0.weight"``); a parameter
-        shared by two modules is listed once."""
+        shared by two modules is listed once.
+        """
         yield from self._named_members("_parameters", prefix, recurse)
 
     def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
@@ -258,7 +260,8 @@ class Module:
     def state_dict(self, prefix: str = "", keep_vars: bool = False) -> OrderedDict[str, Tensor]:
         """Parameters and persistent buffers by dotted name, as detached tensors that
         share memory with the module's (``keep_vars=True`` returns the tensors themselves).
-        A module reachable along two paths appears under both names."""
+        A module reachable along two paths appears under both names.
+        """
         state: OrderedDict[str, Tensor] = OrderedDict()
         self._save_to(state, prefix, keep_vars)
         return state
@@ -366,7 +369,8 @@ class Module:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Forget the gradients of every parameter: set them to None (the default,
-        cheaper) or to zeros."""
+        cheaper) or to zeros.
+        """
         for param in self.parameters():
             if param.grad is None:
                 continue

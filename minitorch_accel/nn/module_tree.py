@@ -40,7 +40,8 @@ def named_members(
 ) -> Iterator[tuple[str, Any]]:
     """The members of ``registry`` (``"_parameters"`` or ``"_buffers"``) of ``root`` and,
     with ``recurse``, of every module in ``root.named_modules(prefix)``, with dotted
-    names; each member once, None placeholders skipped."""
+    names; each member once, None placeholders skipped.
+    """
     owners = root.named_modules(prefix) if recurse else iter([(prefix, root)])
     seen: set[int] = set()
     for owner_name, owner in owners:
@@ -53,7 +54,8 @@ def named_members(
 
 def tree_repr(module: Module) -> str:
     """``repr(module)``: its class, its :meth:`~Module.extra_repr` and its submodules,
-    one per line, indented."""
+    one per line, indented.
+    """
     extra = module.extra_repr()
     lines = extra.split("\n") if extra else []
     for name, child in module._modules.items():

@@ -240,7 +240,8 @@ def im2col(xp: Any, x: Array, geo: ConvGeometry, ones_row: bool = False) -> Cols
 
 def weight_matrix(xp: Any, w: Array, groups: int, channel_major_k: bool = False) -> Array:
     """The weight (O, C/g, KH, KW) as (groups, O/g, K) with K ordered (kh, kw, c), or
-    (c, kh, kw) (a plain reshape) when ``channel_major_k``."""
+    (c, kh, kw) (a plain reshape) when ``channel_major_k``.
+    """
     o, cg, kh, kw = w.shape
     if channel_major_k:
         return w.reshape(groups, o // groups, cg * kh * kw)
@@ -442,7 +443,8 @@ _ONES: dict[tuple[int, int, str, int], Array] = {}
 
 def _ones_row(xp: Any, n: int, dtype: Any, like: Array) -> Array:
     """A (1, n) row of ones on the device of ``like``, made once and reused (it is only
-    ever read): every step needs the same ones."""
+    ever read): every step needs the same ones.
+    """
     device = getattr(getattr(like, "device", None), "id", -1)
     key = (id(xp), n, str(dtype), device)
     ones = _ONES.get(key)

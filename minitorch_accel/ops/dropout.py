@@ -12,7 +12,8 @@ from ..tensor import Tensor
 
 class Dropout(Function):
     """``y = x * keep / (1 - p)``: a fixed mask, so the op is linear in ``x`` and its
-    gradient (of any order) is the same mask."""
+    gradient (of any order) is the same mask.
+    """
 
     saves_inputs = False  # backward needs no input's values
 

@@ -34,6 +34,8 @@ from .operands import result_dtype as result_dtype
 
 
 class Add(Function):
+    """``a + b``, broadcasting; the gradient of each input is ``grad`` summed to its shape."""
+
     saves_inputs = False  # backward needs no input's values
 
     def forward(self, a: Any, b: Any) -> Any:
@@ -44,6 +46,8 @@ class Add(Function):
 
 
 class Sub(Function):
+    """``a - b``, broadcasting."""
+
     saves_inputs = False  # backward needs no input's values
 
     def forward(self, a: Any, b: Any) -> Any:
@@ -54,6 +58,8 @@ class Sub(Function):
 
 
 class Mul(Function):
+    """``a * b``, broadcasting: ``d(ab)/da = b``, ``d(ab)/db = a``."""
+
     def forward(self, a: Any, b: Any) -> Any:
         return a * b
 
@@ -64,6 +70,8 @@ class Mul(Function):
 
 
 class Div(Function):
+    """``a / b``, broadcasting: ``d(a/b)/da = 1/b``, ``d(a/b)/db = -a/b**2``."""
+
     def forward(self, a: Any, b: Any) -> Any:
         return a / b
 
@@ -74,6 +82,8 @@ class Div(Function):
 
 
 class Neg(Function):
+    """``-a``."""
+
     saves_inputs = False  # backward needs no input's values
 
     def forward(self, a: Any) -> Any:
@@ -84,6 +94,8 @@ class Neg(Function):
 
 
 class PowScalar(Function):
+    """``a ** exponent`` for a Python number: ``d/da = exponent * a**(exponent-1)``."""
+
     def forward(self, a: Any, *, exponent: float) -> Any:
         self.exponent = exponent
         return a**exponent
@@ -99,6 +111,8 @@ class PowScalar(Function):
 
 
 class Pow(Function):
+    """``a ** b`` for two tensors: ``d/da = b a**(b-1)``, ``d/db = a**b log(a)``."""
+
     saves_output = True
 
     def forward(self, a: Any, b: Any) -> Any:
@@ -112,6 +126,8 @@ class Pow(Function):
 
 
 class Exp(Function):
+    """``exp(a)``, whose derivative is its own output (saved instead of ``a``)."""
+
     saves_inputs = False  # backward needs no input's values
     saves_output = True
 
@@ -123,6 +139,8 @@ class Exp(Function):
 
 
 class Log(Function):
+    """``log(a)``: ``d/da = 1/a``."""
+
     def forward(self, a: Any) -> Any:
         return self.xp.log(a)
 
@@ -131,6 +149,8 @@ class Log(Function):
 
 
 class Sqrt(Function):
+    """``sqrt(a)``: ``d/da = 1 / (2 sqrt(a))``, from the saved output."""
+
     saves_inputs = False  # backward needs no input's values
     saves_output = True
 
@@ -142,6 +162,8 @@ class Sqrt(Function):
 
 
 class Abs(Function):
+    """``|a|``: the gradient is ``sign(a)`` (0 at 0, as PyTorch)."""
+
     saves_inputs = False  # backward needs no input's values
 
     def forward(self, a: Any) -> Any:
@@ -153,6 +175,8 @@ class Abs(Function):
 
 
 class Relu(Function):
+    """``max(a, 0)``: the gradient passes where the output is positive."""
+
     saves_inputs = False  # backward needs no input's values
     saves_output = True
 
@@ -170,6 +194,8 @@ class Relu(Function):
 
 
 class Sigmoid(Function):
+    """``1 / (1 + exp(-a))``: ``d/da = s (1 - s)`` from the saved output ``s``."""
+
     saves_inputs = False  # backward needs no input's values
     saves_output = True
 
@@ -196,6 +222,8 @@ class SigmoidGrad(Function):
 
 
 class Tanh(Function):
+    """``tanh(a)``: ``d/da = 1 - t**2`` from the saved output ``t``."""
+
     saves_inputs = False  # backward needs no input's values
     saves_output = True
 
@@ -246,6 +274,8 @@ class Minimum(Function):
 
 
 class Clamp(Function):
+    """``a`` limited to ``[low, high]``: the gradient passes inside the range only."""
+
     saves_inputs = False  # backward needs no input's values
 
     def forward(self, a: Any, *, low: float | None, high: float | None) -> Any:
@@ -262,6 +292,8 @@ class Clamp(Function):
 
 
 class Where(Function):
+    """``cond ? a : b`` elementwise: each branch's gradient where it was chosen."""
+
     def forward(self, cond: Any, a: Any, b: Any) -> Any:
         return self.xp.where(cond, a, b)
 
@@ -272,6 +304,8 @@ class Where(Function):
 
 
 class Cast(Function):
+    """``a`` as another dtype; the gradient is cast back to ``a``'s dtype."""
+
     saves_inputs = False  # backward needs no input's values
 
     def forward(self, a: Any, *, dtype: Any) -> Any:
@@ -282,6 +316,8 @@ class Cast(Function):
 
 
 class Clone(Function):
+    """A copy of ``a`` with its own memory; the gradient passes unchanged."""
+
     saves_inputs = False  # backward needs no input's values
 
     def forward(self, a: Any) -> Any:

@@ -117,7 +117,8 @@ class CrossEntropy(Function):
 
     def _routing(self) -> tuple[Any, Any, Any]:
         """Row indices, the labels with ignored rows sent to class 0, and the mask of
-        the rows that count."""
+        the rows that count.
+        """
         xp, labels = self.xp, self.label_data
         valid = labels != self.ignore_index
         return xp.arange(labels.shape[0]), xp.where(valid, labels, 0), valid
@@ -162,7 +163,8 @@ class CrossEntropy(Function):
 class _LabelCheck:
     """The deferred label check of one GPU cross-entropy: reads the count of labels out
     of range (``counts``, set by the forward kernels) and raises the IndexError of
-    :func:`_check_labels` if there is any. Runs once; later calls do nothing."""
+    :func:`_check_labels` if there is any. Runs once; later calls do nothing.
+    """
 
     def __init__(self, name: str, labels: Any, classes: int, ignore_index: int) -> None:
         self.args: tuple[str, Any, int, int] | None = (name, labels, classes, ignore_index)

@@ -24,7 +24,7 @@ class MatMul(Function):
         return grad_a, grad_b  # batch dims that were broadcast are summed by the engine
 
 
-def matmul(a: Tensor, b: Tensor) -> Tensor:
+def matmul(a: Tensor, b: Tensor) -> Tensor:  # noqa: C901  (one branch per case of NumPy's matmul rules, read top to bottom)
     """The matrix product ``a @ b``.
 
     Follows ``numpy.matmul``: 1-D operands act as a row (left) or column (right)

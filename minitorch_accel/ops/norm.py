@@ -32,7 +32,8 @@ def _const(array: Any, device: Any) -> Tensor:
 
 def _like(xp: Any, a: Any, dtype: Any) -> Any:
     """An uninitialised array shaped and laid out in memory like ``a``, from the buffer
-    cache (fresh pages cost page faults at every step)."""
+    cache (fresh pages cost page faults at every step).
+    """
     return empty_with_layout(xp, a.shape, dtype, physical_order(a))
 
 

@@ -30,7 +30,8 @@ from .pool_kernels import (
 def _fused_max_pool(fn: Function, name: str, pool: dict[str, Any], *arrays: Any) -> Any:
     """The backend's one-kernel max pooling ``name`` for these pooling arguments, with
     the geometry and layout filled in; None where there is none (the ``xp`` code runs).
-    The last of ``arrays`` is the forward input; all must share one dtype."""
+    The last of ``arrays`` is the forward input; all must share one dtype.
+    """
     kernel = fn.device.backend.kernel(name)
     if kernel is None or any(a.dtype != arrays[0].dtype for a in arrays):
         return None
@@ -72,7 +73,8 @@ class MaxPool2dBackward(Function):
 
 class MaxPool2dPick(Function):
     """The adjoint of :class:`MaxPool2dBackward`: the value of ``v`` at each window's
-    first maximum of ``x``."""
+    first maximum of ``x``.
+    """
 
     def forward(self, v: Any, x: Any, *, y: Any, **pool: Any) -> Any:
         self.pool, self.y = pool, y

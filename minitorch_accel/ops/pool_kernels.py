@@ -244,7 +244,8 @@ def max_pool2d_pick(
 
 def _with_layout(xp: Any, a: Array, order: tuple[int, ...]) -> Array:
     """``a`` itself if stored with axes ``order``, else a copy that is: mixed layouts make
-    every elementwise pass walk one operand against its memory order."""
+    every elementwise pass walk one operand against its memory order.
+    """
     if physical_order(a) == order:
         return a
     out = empty_with_layout(xp, a.shape, a.dtype, order)

@@ -32,7 +32,8 @@ def normalize_dims(dim: Dim, ndim: int) -> tuple[int, ...]:
 
 def _reduction_dims(dim: Dim, ndim: int) -> tuple[int, ...]:
     """:func:`normalize_dims` for a reduction: a 0-d tensor accepts dim 0 or -1 (as in
-    PyTorch) and has nothing to reduce."""
+    PyTorch) and has nothing to reduce.
+    """
     dims = normalize_dims(dim, ndim)
     return dims if ndim else ()
 
@@ -42,6 +43,8 @@ def _kept_shape(shape: tuple[int, ...], dims: tuple[int, ...]) -> tuple[int, ...
 
 
 class Sum(Function):
+    """The sum over ``dim`` (all dimensions by default): the gradient is broadcast back."""
+
     saves_inputs = False  # backward needs no input's values
 
     def forward(self, a: Any, *, dims: tuple[int, ...], keepdim: bool) -> Any:
@@ -189,6 +192,8 @@ def logsumexp(a: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
 
 
 class LogSoftmax(Function):
+    """``a - logsumexp(a, dim)``: ``grad - softmax * grad.sum(dim)``."""
+
     saves_inputs = False  # backward needs no input's values
     saves_output = True
 
@@ -204,6 +209,8 @@ class LogSoftmax(Function):
 
 
 class Softmax(Function):
+    """``exp(a) / exp(a).sum(dim)``: ``s * (grad - (grad * s).sum(dim))``."""
+
     saves_inputs = False  # backward needs no input's values
     saves_output = True
 

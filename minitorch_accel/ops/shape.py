@@ -33,6 +33,8 @@ def normalize_dim(dim: int, ndim: int, op: str) -> int:
 
 
 class Reshape(Function):
+    """``a`` with another shape (a view where possible); the gradient is reshaped back."""
+
     saves_inputs = False  # backward needs no input's values
     returns_view = True
 
@@ -64,6 +66,8 @@ def reshape(a: Tensor, *shape: Any) -> Tensor:
 
 
 class Permute(Function):
+    """``a`` with its dimensions reordered; the gradient gets the inverse order."""
+
     saves_inputs = False  # backward needs no input's values
     returns_view = True
 
@@ -96,6 +100,8 @@ def transpose(a: Tensor, dim0: int = -2, dim1: int = -1) -> Tensor:
 
 
 class Expand(Function):
+    """``a`` broadcast to a larger shape; the gradient is summed back to ``a``'s shape."""
+
     saves_inputs = False  # backward needs no input's values
     returns_view = True
 
@@ -162,6 +168,8 @@ def unsqueeze(a: Tensor, dim: int) -> Tensor:
 
 
 class Cat(Function):
+    """Tensors joined along ``dim``; each gets its slice of the gradient."""
+
     saves_inputs = False  # backward needs no input's values
 
     def forward(self, *arrays: Any, dim: int) -> Any:
@@ -206,6 +214,8 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
 
 
 class Pad(Function):
+    """``a`` padded with a constant; the gradient is the middle slice."""
+
     saves_inputs = False  # backward needs no input's values
 
     def forward(self, a: Any, *, widths: tuple[tuple[int, int], ...], value: float) -> Any:
@@ -218,7 +228,8 @@ class Pad(Function):
 
 def pad(a: Tensor, pad: Sequence[int], value: float = 0.0) -> Tensor:
     """Constant padding, PyTorch-style: ``pad=(left, right, top, bottom, ...)`` pads the
-    last dim first."""
+    last dim first.
+    """
     if len(pad) % 2 or len(pad) // 2 > a.ndim:
         raise ValueError(f"pad: expected pairs for at most {a.ndim} dims, got {tuple(pad)}")
     if builtins.min(pad, default=0) < 0:
@@ -252,6 +263,8 @@ def _is_advanced(index: Any) -> bool:
 
 
 class GetItem(Function):
+    """``a[index]``; the gradient is scattered back into zeros of ``a``'s shape."""
+
     saves_inputs = False  # backward needs no input's values
 
     def forward(self, a: Any, *, index: Any) -> Any:
@@ -282,10 +295,33 @@ class IndexAdd(Function):
         return GetItem.apply(grad, index=self.index)
 
 
+class IndexPut(Function):
+    """``a`` with ``value`` written at ``index``, out of place: the recorded form of
+    ``a[index] = value``.
+    """
+
+    saves_inputs = False
+
+    def forward(self, a: Any, value: Any, *, index: Any) -> Any:
+        self.index = index
+        out = a.copy()
+        out[index] = value
+        return out
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        grad_a = None
+        if self.needs_input_grad[0]:
+            zero = Tensor._make(self.xp.zeros((), grad.dtype), grad.device, False, None)
+            grad_a = IndexPut.apply(grad, zero, index=self.index)
+        grad_value = grad[self.index] if self.needs_input_grad[1] else None
+        return grad_a, grad_value
+
+
 @on_input_device
 def getitem(a: Tensor, index: Any) -> Tensor:
     """``a[index]``: ints, slices, None, Ellipsis, bool masks and int arrays (tensors
-    or arrays). The gradient of an int-array index accumulates repeated positions."""
+    or arrays). The gradient of an int-array index accumulates repeated positions.
+    """
     raw = raw_index(index)
     if isinstance(raw, tuple):
         raw = tuple(a.xp.asarray(i) if isinstance(i, np.ndarray) else i for i in raw)

@@ -225,7 +225,8 @@ def _update_many(
 ) -> list[tuple[Tensor, Any, dict[str, Any]]]:
     """Update every parameter of ``batch`` (``(p, grad, state)``) in one launch when the
     backend can (see :func:`.optimizer.foreach_kernel`); return what is left to update
-    one by one (all of it, or nothing)."""
+    one by one (all of it, or nothing).
+    """
     steps = {state["step"] for _, _, state in batch}
     many = foreach_kernel([p for p, _, _ in batch], "adam_update_many", steps)
     if many is None:

@@ -138,10 +138,7 @@ def _total_norm(xp: Any, partials: list[Any], norm_type: float, error_if_nonfini
     """The norm of order ``norm_type`` from the per-device ``partials`` (0-d arrays)."""
     dtype = np.result_type(np.float32, *(p.dtype for p in partials))
     stacked = xp.stack([xp.asarray(p, dtype=dtype) for p in partials])
-    if norm_type == math.inf:
-        total = stacked.max()
-    else:
-        total = stacked.sum() ** (1.0 / norm_type)
+    total = stacked.max() if norm_type == math.inf else stacked.sum() ** (1.0 / norm_type)
     if error_if_nonfinite and not bool(xp.isfinite(total)):
         raise RuntimeError(
             f"The total norm of order {norm_type} for gradients from `parameters` is "

@@ -89,7 +89,7 @@ class Optimizer:
             self.add_param_group(group)
 
     # ------------------------------------------------------------------ groups
-    def add_param_group(self, param_group: dict[str, Any]) -> None:
+    def add_param_group(self, param_group: dict[str, Any]) -> None:  # noqa: C901  (one check per way a group can be malformed, each with its message)
         """Add a group of parameters, for example the layers unfrozen while fine-tuning.
 
         Parameters
@@ -331,7 +331,8 @@ def foreach_kernel(
 ) -> Callable[..., bool] | None:
     """The backend's multi-tensor kernel ``name`` (one launch updates every parameter),
     when there is one, the parameters are several, on one device, and share the one
-    value in ``shared`` (a first step, a step count); None otherwise."""
+    value in ``shared`` (a first step, a step count); None otherwise.
+    """
     if len(params) < 2 or len(shared) != 1:
         return None
     device = params[0].device

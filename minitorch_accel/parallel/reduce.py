@@ -75,7 +75,8 @@ class HostLink:
 
     def to_device(self, host_flat: np.ndarray) -> Any:
         """``host_flat``'s values in this link's buffer on the device (overwritten by
-        the next call)."""
+        the next call).
+        """
         device, buffer = self.device, self._on_device
         with device.backend.device_context(device):
             if buffer is None or buffer.shape != host_flat.shape or buffer.dtype != host_flat.dtype:

@@ -26,13 +26,17 @@ class ModuleLike(Protocol):
 
     training: bool
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Run the model."""
 
-    def named_parameters(self) -> Iterable[tuple[str, Tensor]]: ...
+    def named_parameters(self) -> Iterable[tuple[str, Tensor]]:
+        """``(name, parameter)`` pairs."""
 
-    def named_buffers(self) -> Iterable[tuple[str, Tensor]]: ...
+    def named_buffers(self) -> Iterable[tuple[str, Tensor]]:
+        """``(name, buffer)`` pairs."""
 
-    def train(self, mode: bool = True) -> Any: ...
+    def train(self, mode: bool = True) -> Any:
+        """Set training mode."""
 
 
 class OptimizerLike(Protocol):
@@ -41,7 +45,8 @@ class OptimizerLike(Protocol):
     param_groups: list[dict[str, Any]]
     state: Any
 
-    def step(self) -> Any: ...
+    def step(self) -> Any:
+        """Update the parameters from their gradients."""
 
 
 def shard_sizes(batch_size: int, num_shards: int) -> list[int]:
@@ -159,7 +164,8 @@ def copy_optimizer_state(
 
 def copy_hyperparameters(src: OptimizerLike, dst: OptimizerLike) -> None:
     """Copy every setting but ``params`` of each parameter group (learning rates changed
-    by a scheduler, for example) from ``src`` to ``dst``."""
+    by a scheduler, for example) from ``src`` to ``dst``.
+    """
     for src_group, dst_group in zip(src.param_groups, dst.param_groups, strict=True):
         for key, value in src_group.items():
             if key != "params":
@@ -189,13 +195,15 @@ class TowerTensors:
 
     def gradients_and_buffers(self) -> tuple[list[Any | None], list[bool]]:
         """The arrays a tower sends back (gradients, then buffers) and which parameters
-        received a gradient."""
+        received a gradient.
+        """
         grads = [None if p.grad is None else p.grad.array for p in self.trainable]
         return [*grads, *(b.array for b in self.buffers)], [g is not None for g in grads]
 
     def load_gradients_and_buffers(self, arrays: Sequence[Any], has_grad: Sequence[bool]) -> None:
         """Point each trainable parameter's ``.grad`` at ``arrays`` (None where no tower
-        produced one) and copy the buffers' values in place."""
+        produced one) and copy the buffers' values in place.
+        """
         n = len(self.trainable)
         for param, grad, used in zip(self.trainable, arrays[:n], has_grad, strict=True):
             param.grad = Tensor._make(grad, param.device, False, None) if used else None
@@ -204,7 +212,8 @@ class TowerTensors:
 
     def load_state(self, arrays: Sequence[Any], in_place: bool) -> None:
         """Give parameters and buffers the values ``arrays``: copied into their arrays
-        (``in_place``) or by pointing at them (views of a flat buffer)."""
+        (``in_place``) or by pointing at them (views of a flat buffer).
+        """
         for tensor, value in zip(self.state, arrays, strict=True):
             if in_place:
                 tensor.array[...] = value

@@ -123,7 +123,8 @@ class TimingLog:
 
     def summary(self, title: str) -> str:
         """A table: each phase's mean milliseconds and share of the step, the time no
-        phase accounts for (thread hand-offs, waiting), then the bytes moved per step."""
+        phase accounts for (thread hand-offs, waiting), then the bytes moved per step.
+        """
         steps = max(self.steps, 1)
         step = self.total / steps
         means = self.mean_phases()

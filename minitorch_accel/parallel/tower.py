@@ -301,8 +301,9 @@ class TowerTrainer(Generic[M]):
 
     def _save_replica_buffers(self) -> list[list[Any]]:
         """With ``reduce="device"``, copies of the replicas' buffers, which forward passes
-        update in place: a failed step puts them back. (With ``"host"`` the replicas get
-        the master's values at every step anyway.)"""
+        update in place: a failed step puts them back. With ``"host"`` the replicas get
+        the master's values at every step anyway.
+        """
         if self.reduce == "host":
             return []
         saved = []
@@ -343,7 +344,8 @@ class TowerTrainer(Generic[M]):
     # ------------------------------------------------------------ host <-> devices
     def sync_to_host(self) -> None:
         """Copy tower 0's parameters, buffers and optimizer state into the master model
-        and optimizer (``reduce="device"``; the host is always current otherwise)."""
+        and optimizer (``reduce="device"``; the host is always current otherwise).
+        """
         if self.reduce == "host":
             return
         tower, device = self._towers[0], self.devices[0]
@@ -358,7 +360,8 @@ class TowerTrainer(Generic[M]):
     def sync_from_host(self) -> None:
         """Send the master model's values and optimizer state to every replica (after
         changing the master, e.g. loading a checkpoint, with ``reduce="device"``; with
-        ``"host"`` every step sends them anyway)."""
+        ``"host"`` every step sends them anyway).
+        """
         if self.reduce == "host":
             return
         host_flat = self.state_layout.pack(

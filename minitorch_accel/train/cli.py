@@ -178,7 +178,7 @@ def _describe(config: RunConfig, parts: dict[str, Any], device: Any) -> str:
     )
 
 
-def _run(args: argparse.Namespace, prog: str, start: float) -> int:
+def _run(args: argparse.Namespace, prog: str, start: float) -> int:  # noqa: C901  (the CLI steps in order: data, model, resume, fit, save, report)
     from .checkpoint import load_checkpoint
     from .loop import fit
 

@@ -19,7 +19,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager, nullcontext, suppress
 from typing import Any
 
 from ..autograd import no_grad
@@ -108,10 +108,8 @@ def evaluate(
 def _amp_tools(device: Device) -> tuple[Callable[[], AbstractContextManager[Any]], Any]:
     """``(autocast_factory, scaler)`` from :mod:`minitorch_accel.amp`, or a clear error."""
     amp_module: Any = None
-    try:
+    with suppress(ImportError):
         from .. import amp as amp_module
-    except ImportError:
-        pass
     autocast = getattr(amp_module, "autocast", None)
     scaler_cls = getattr(amp_module, "GradScaler", None)
     if autocast is None or scaler_cls is None:
@@ -129,7 +127,7 @@ def _position_text(state: TrainingState, epochs: int) -> str:
     return f"in epoch {state.epoch + 1}/{epochs}, after batch {done}"
 
 
-def fit(
+def fit(  # noqa: C901  (the options of a training run; they fold into a config object with the readable core)
     model: Any,
     loader: Any,
     optimizer: Any,

@@ -15,7 +15,7 @@ from .. import __version__, backends
 def _version(module: str) -> str:
     try:
         mod: Any = __import__(module)
-    except Exception:  # noqa: BLE001  (any import failure means "not usable")
+    except Exception:
         return "not installed"
     return str(getattr(mod, "__version__", "installed"))
 
@@ -26,7 +26,7 @@ def blas_name() -> str:
         config: Any = np.show_config(mode="dicts")
         blas = config["Build Dependencies"]["blas"]
         return f"{blas.get('name', '?')} {blas.get('version', '')}".strip()
-    except Exception:  # noqa: BLE001
+    except Exception:
         return "unknown"
 
 

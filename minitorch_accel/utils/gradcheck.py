@@ -123,7 +123,8 @@ def gradgradcheck(
     seed: int = 0,
 ) -> bool:
     """Check second derivatives: :func:`gradcheck` applied to the (projected) gradient
-    of ``fn``, which is computed with ``create_graph=True``."""
+    of ``fn``, which is computed with ``create_graph=True``.
+    """
     args = _as_list(inputs)
     indices = _differentiable(args)
     v = _projection(fn(*args), seed)
