@@ -32,7 +32,7 @@ def main() -> None:
         repeat = 3 if device.type == "cpu" and n >= 4096 else 10
         ours = benchmark(lambda a=a, b=b: a @ b, device=device, warmup=2, repeat=repeat).median
         raw = benchmark(
-            lambda a=a, b=b: xp.matmul(a.data, b.data), device=device, warmup=2, repeat=repeat
+            lambda a=a, b=b: xp.matmul(a.array, b.array), device=device, warmup=2, repeat=repeat
         ).median
         print(
             f"{n:>6} {ours * 1e3:>10.3f} {raw * 1e3:>10.3f} {ours / raw:>7.3f} "

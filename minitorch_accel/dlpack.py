@@ -101,7 +101,7 @@ def dlpack_device(tensor: Tensor) -> tuple[int, int]:
         return (DLDeviceType.CUDA, tensor.device.index or 0)
     if tensor.device.type == "cpu":
         return (DLDeviceType.CPU, 0)
-    device_type, device_id = tensor.data.__dlpack_device__()
+    device_type, device_id = tensor.array.__dlpack_device__()
     return (int(device_type), int(device_id))
 
 
@@ -140,7 +140,7 @@ def export_capsule(
         )
         if value is not None
     }
-    return tensor.data.__dlpack__(**options)
+    return tensor.array.__dlpack__(**options)
 
 
 def to_dlpack(tensor: Tensor) -> Any:

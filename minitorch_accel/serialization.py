@@ -81,7 +81,7 @@ class _Encoder:
         if isinstance(obj, str):
             return {"t": "str", "v": obj}
         if isinstance(obj, Tensor):
-            host = obj.device.backend.to_host(obj.data)  # a copy from a GPU; never moves obj
+            host = obj.device.backend.to_host(obj.array)  # a copy from a GPU; never moves obj
             name = self._store(obj, host, path)
             return {"t": "tensor", "a": name, "device": str(obj.device), "rg": obj.requires_grad}
         if isinstance(obj, np.ndarray):

@@ -53,14 +53,19 @@ class Tensor(TensorData):
         device: DeviceLike | None = None,
         requires_grad: bool = False,
     ) -> None:
-        if isinstance(data, Tensor):
-            device = data.device if device is None else device
-            data = data.detach().to(device, dtype=dtype).data
+        source = data if isinstance(data, Tensor) else None
+        if source is not None:
+            device = source.device if device is None else device
+            data = source.detach().to(device, dtype=dtype).array
         dev, array = to_array(data, dtype, device)
-        self.data = array
+        self.array = array
         self.device = dev
         self.grad = None
         self._node = None
+        self._version_counter = autograd.UNWRITTEN
+        if source is not None and array is source.array:  # the same storage: one counter
+            self._version_counter = autograd.version_counter(source)
+        self._hooks = None
         self.requires_grad = False
         if requires_grad:
             self.requires_grad_(True)
@@ -92,11 +97,12 @@ class Tensor(TensorData):
         if device is not None:
             dst = Device(device)
             if dst is not out.device:
-                data = move_array(out.data, out.device, dst, non_blocking)
+                data = move_array(out.array, out.device, dst, non_blocking)
                 if out.requires_grad and is_grad_enabled():
                     node = ToDevice.__new__(ToDevice)
                     node.device, node.xp = out.device, out.xp
                     node.inputs, node.needs_input_grad = (out,), (True,)
+                    node.input_nodes = (out._node,)
                     return Tensor._make(data, dst, True, node)
                 return Tensor._make(data, dst, False, None)
         return out
@@ -303,12 +309,12 @@ class Tensor(TensorData):
     def any(self) -> bool:
         """True if any element is non-zero."""
         with self.device.guard():
-            return bool(self.xp.any(self.data))
+            return bool(self.xp.any(self.array))
 
     def all(self) -> bool:
         """True if every element is non-zero."""
         with self.device.guard():
-            return bool(self.xp.all(self.data))
+            return bool(self.xp.all(self.array))
 
     # ---------------------------------------------------------------- shape methods
     def reshape(self, *shape: Any) -> Tensor:
@@ -349,33 +355,180 @@ class Tensor(TensorData):
         return _S.unsqueeze(self, dim)
 
     # ---------------------------------------------------------------- in place (graph-aware)
+    # An in-place op either writes the array directly (nothing to record: under no_grad,
+    # or no tensor involved requires grad), bumping the version counter, or, when
+    # autograd must see it, computes the out-of-place result from a snapshot of this
+    # tensor's history and writes it into the storage: the tensor's grad_fn becomes the
+    # new node (PyTorch "rebases history" the same way).
+    def _records(self, other: Any) -> bool:
+        """Whether an in-place op of this tensor with ``other`` must be recorded."""
+        return is_grad_enabled() and (
+            self.requires_grad or (isinstance(other, Tensor) and other.requires_grad)
+        )
+
+    def _history(self, copy: bool) -> Tensor:
+        """This tensor's values and grad_fn as another Tensor, to be the input of the
+        recorded op (a copy of the values when the op saves them for backward).
+        """
+        if self.requires_grad and self._node is None:
+            self._check_inplace()  # raises: a leaf that requires grad
+        if self._version_counter.has_views:
+            raise RuntimeError(
+                "an in-place operation recorded for autograd on a tensor that is, or has, a "
+                f"view (shape {list(self.shape)}) is not supported; use the out-of-place "
+                "form (y = y + x), or clone() the tensor first"
+            )
+        if not copy:
+            before = Tensor._make(self.array, self.device, self.requires_grad, self._node)
+            before._version_counter = autograd.version_counter(self)
+            return before
+        with self.device.guard():
+            array = self.device.backend.clone(self.array)
+        return Tensor._make(array, self.device, self.requires_grad, self._node)
+
+    def _rebase(self, result: Tensor) -> Tensor:
+        """Write ``result`` into this tensor's storage and make its grad_fn this
+        tensor's: the recorded form of an in-place op.
+        """
+        if result.shape != self.shape:
+            raise RuntimeError(
+                f"output with shape {list(self.shape)} doesn't match the broadcast shape "
+                f"{list(result.shape)}"
+            )
+        autograd.bump_version(self)
+        with self.device.guard():
+            self.array[...] = result.array
+        self._node = result._node
+        self.requires_grad = result.requires_grad
+        return self
+
+    def _write(self, update: Any, other: Any) -> Tensor:
+        """Apply ``update(array, value)`` in place, unrecorded.
+
+        The array is assigned back: the same array, unless it was a NumPy scalar, which
+        has no memory to write.
+        """
+        self._check_inplace()
+        with self.device.guard():
+            self.array = update(self.array, self._as_data(other))
+        return self
+
+    def add_(self, other: Any, alpha: builtins.float = 1.0) -> Tensor:
+        """``self += alpha * other``, in place (also ``+=``).
+
+        Under ``no_grad`` (or when nothing requires grad) the array is updated directly;
+        otherwise the op is recorded in the graph. A leaf that requires grad may only be
+        changed under ``no_grad``, as in PyTorch.
+
+        Examples
+        --------
+        >>> import minitorch_accel as mta
+        >>> w = mta.ones(2, requires_grad=True)
+        >>> with mta.no_grad():
+        ...     w -= 0.5 * mta.ones(2)
+        >>> w
+        tensor([0.5, 0.5], requires_grad=True)
+        """
+        if alpha != 1.0:
+            other = other * alpha
+        if self._records(other):
+            return self._rebase(self._history(copy=False) + other)
+        return self._write(_add_into, other)
+
+    def sub_(self, other: Any, alpha: builtins.float = 1.0) -> Tensor:
+        """``self -= alpha * other``, in place (also ``-=``); see :meth:`add_`."""
+        if alpha != 1.0:
+            other = other * alpha
+        if self._records(other):
+            return self._rebase(self._history(copy=False) - other)
+        return self._write(_sub_into, other)
+
+    def mul_(self, other: Any) -> Tensor:
+        """``self *= other``, in place (also ``*=``); see :meth:`add_`."""
+        if self._records(other):
+            return self._rebase(self._history(copy=True) * other)
+        return self._write(_mul_into, other)
+
+    def div_(self, other: Any) -> Tensor:
+        """``self /= other``, in place (also ``/=``); see :meth:`add_`."""
+        if self._records(other):
+            return self._rebase(self._history(copy=True) / other)
+        return self._write(_div_into, other)
+
+    def __iadd__(self, other: Any) -> Tensor:
+        return self.add_(other)
+
+    def __isub__(self, other: Any) -> Tensor:
+        return self.sub_(other)
+
+    def __imul__(self, other: Any) -> Tensor:
+        return self.mul_(other)
+
+    def __itruediv__(self, other: Any) -> Tensor:
+        return self.div_(other)
+
     def _as_data(self, value: Any) -> Any:
         """``value`` as something this tensor's array accepts (on its device)."""
         if isinstance(value, Tensor):
-            return value.to(self.device).data
+            return value.to(self.device).array
         if isinstance(value, np.ndarray) and self.device.type != "cpu":
             return self.device.backend.asarray(value, self.device)
         return value
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        from .ops.shape import raw_index
+        from .ops.shape import IndexPut, raw_index
 
+        if self._records(value):
+            value = value if isinstance(value, Tensor) else Tensor(value, dtype=self.dtype)
+            before = self._history(copy=False)
+            self._rebase(IndexPut.apply(before, value.to(self.device), index=raw_index(index)))
+            return
         self._check_inplace()
         value = self._as_data(value)
         with self.device.guard():
-            self.data[raw_index(index)] = value
+            self.array[raw_index(index)] = value
 
     def copy_(self, src: Tensor | Any) -> Tensor:
-        """Copy ``src``'s values into this tensor, in place (under ``no_grad``)."""
+        """Copy ``src``'s values into this tensor, in place (recorded in the graph when
+        ``src`` requires grad, as :meth:`add_`).
+        """
+        if self._records(src):
+            self._history(copy=False)  # the checks only: the old values are not needed
+            moved = src.to(self.device, dtype=self.dtype)
+            if moved.shape != self.shape:
+                moved = moved.expand(self.shape)
+            return self._rebase(moved.clone())  # a node of its own, whose gradient is grad
         self._check_inplace()
         value = self._as_data(src)
         with self.device.guard():
-            self.data[...] = value
+            self.array[...] = value
         return self
+
+
+def _add_into(array: Any, value: Any) -> Any:
+    array += value
+    return array
+
+
+def _sub_into(array: Any, value: Any) -> Any:
+    array -= value
+    return array
+
+
+def _mul_into(array: Any, value: Any) -> Any:
+    array *= value
+    return array
+
+
+def _div_into(array: Any, value: Any) -> Any:
+    array /= value
+    return array
 
 
 class ToDevice(Function):
     """The graph node of :meth:`Tensor.to` across devices: gradients travel back."""
+
+    saves_inputs = False
 
     def backward(self, grad_output: Tensor) -> Tensor:
         """The gradient, moved back to the device the input came from."""

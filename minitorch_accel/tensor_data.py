@@ -7,6 +7,8 @@ of :class:`TensorData`; nothing here knows about any op.
 from __future__ import annotations
 
 import builtins
+import weakref
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
@@ -30,14 +32,26 @@ class TensorData:
     :class:`~minitorch_accel.tensor.Tensor` adds the math; this base class knows no op.
     """
 
-    __slots__ = ("data", "grad", "requires_grad", "device", "_node", "__weakref__")
+    __slots__ = (
+        "array",
+        "grad",
+        "requires_grad",
+        "device",
+        "_node",
+        "_version_counter",
+        "_hooks",
+        "__weakref__",
+    )
     __array_priority__ = 1000  # so that ndarray + Tensor defers to Tensor.__radd__
 
-    data: Any
+    array: Any
+    """The backend array itself (a NumPy or CuPy array); writes through it bypass autograd."""
     grad: Tensor | None
     requires_grad: bool
     device: Device
     _node: Function | None
+    _version_counter: autograd.VersionCounter  # shared with views and detach(), not .data
+    _hooks: list[Callable[[Tensor], Tensor | None]] | None  # a leaf's register_hook()s
 
     @classmethod
     def _make(
@@ -45,60 +59,79 @@ class TensorData:
     ) -> _T:
         """Wrap a backend array without any checks (the hot path of every op)."""
         t = object.__new__(cls)
-        t.data = data
+        t.array = data
         t.device = device
         t.requires_grad = requires_grad
         t.grad = None
         t._node = node
+        t._version_counter = autograd.UNWRITTEN
+        t._hooks = None
         return t
 
     # ---------------------------------------------------------------- properties
     @property
-    def array(self) -> Any:
-        """The backend array itself (a NumPy or CuPy array).
+    def data(self) -> Tensor:
+        """This tensor's values as a new leaf Tensor that shares the storage, cut off from
+        the graph (PyTorch's ``.data``).
 
-        Writes through it bypass autograd. Use it where code needs the raw array.
+        Writes through ``.data`` change this tensor's values but are invisible to
+        autograd: ``.data`` has a version counter of its own, so backward cannot notice
+        them (prefer :meth:`detach`, which shares the counter). For the raw NumPy or
+        CuPy array use :attr:`array`. Assigning a Tensor to ``.data`` makes this tensor
+        hold that tensor's array (any shape or dtype).
 
         Examples
         --------
         >>> import minitorch_accel as mta
-        >>> type(mta.tensor([1.0, 2.0]).array).__name__
-        'ndarray'
+        >>> w = mta.tensor([1.0, 2.0], requires_grad=True)
+        >>> d = w.data
+        >>> d.requires_grad, d.is_leaf
+        (False, True)
+        >>> d.mul_(10)
+        tensor([10., 20.])
+        >>> w
+        tensor([10., 20.], requires_grad=True)
         """
-        return self.data
+        return autograd._make_tensor(self.array, self.device, False, None)
 
-    @array.setter
-    def array(self, value: Any) -> None:
-        self.data = value
+    @data.setter
+    def data(self, value: TensorData) -> None:
+        if not isinstance(value, TensorData):
+            raise TypeError(
+                f"can only assign a Tensor to .data, got {type(value).__name__}; to replace "
+                "the raw backend array assign to .array"
+            )
+        self.array = value.array
+        self.device = value.device
 
     @property
     def shape(self) -> tuple[int, ...]:
         """The size of each dimension."""
-        return tuple(self.data.shape)
+        return tuple(self.array.shape)
 
     @property
     def ndim(self) -> int:
         """The number of dimensions."""
-        return int(self.data.ndim)
+        return int(self.array.ndim)
 
     @property
     def dtype(self) -> np.dtype[Any]:
         """The element type (a NumPy dtype, also for CuPy tensors)."""
-        return self.data.dtype  # type: ignore[no-any-return]
+        return self.array.dtype  # type: ignore[no-any-return]
 
     @property
     def size(self) -> int:
         """The number of elements (also :meth:`numel`)."""
-        return int(self.data.size)
+        return int(self.array.size)
 
     def numel(self) -> int:
         """The number of elements."""
-        return int(self.data.size)
+        return int(self.array.size)
 
     @property
     def nbytes(self) -> int:
         """Bytes held by the elements."""
-        return int(self.data.nbytes)
+        return int(self.array.nbytes)
 
     @property
     def grad_fn(self) -> Function | None:
@@ -107,8 +140,85 @@ class TensorData:
 
     @property
     def is_leaf(self) -> bool:
-        """True if the tensor was not produced by a recorded op."""
+        """True if the tensor was not produced by a recorded op: it requires no grad,
+        or it requires grad and was made by the user (its gradient lands in ``.grad``).
+
+        Examples
+        --------
+        >>> import minitorch_accel as mta
+        >>> w = mta.ones(2, requires_grad=True)
+        >>> w.is_leaf, (w * 2).is_leaf
+        (True, False)
+        """
         return self._node is None
+
+    @property
+    def _version(self) -> int:
+        """How many times this tensor's storage was modified in place (PyTorch's
+        ``_version``): shared with its views and :meth:`detach`, not with ``.data``.
+        """
+        return self._version_counter.value
+
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> autograd.RemovableHandle:
+        """Call ``hook(grad)`` each time backward computes this tensor's gradient.
+
+        The hook sees the gradient summed over every use of the tensor; if it returns a
+        Tensor, that replaces the gradient (for the ``.grad`` of a leaf and for what
+        flows further back). Returns a handle whose ``remove()`` takes the hook away.
+
+        Examples
+        --------
+        >>> import minitorch_accel as mta
+        >>> x = mta.tensor([1.0, 2.0], requires_grad=True)
+        >>> handle = x.register_hook(lambda g: g * 10)
+        >>> (x * x).sum().backward()
+        >>> x.grad
+        tensor([20., 40.])
+        """
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._node is None:
+            self._hooks = [*(self._hooks or ()), hook]
+            owner: Any = self
+            attribute = "_hooks"
+        else:
+            self._node._register_tensor_hook(hook)
+            owner, attribute = self._node, "tensor_hooks"
+
+        def remove() -> None:
+            hooks = getattr(owner, attribute, None) or []
+            setattr(owner, attribute, [h for h in hooks if h is not hook] or None)
+
+        return autograd.RemovableHandle(remove)
+
+    def retain_grad(self) -> None:
+        """Keep this non-leaf tensor's gradient in ``.grad`` after backward (leaves
+        keep theirs anyway). It accumulates over backward calls, like a leaf's.
+
+        Examples
+        --------
+        >>> import minitorch_accel as mta
+        >>> x = mta.tensor([1.0, 2.0], requires_grad=True)
+        >>> y = x * 3
+        >>> y.retain_grad()
+        >>> (y * y).sum().backward()
+        >>> y.grad
+        tensor([ 6., 12.])
+        """
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on a tensor that has requires_grad=False")
+        if self._node is not None:
+            self._node.retained_output = weakref.ref(cast("Tensor", self))
+
+    @property
+    def retains_grad(self) -> bool:
+        """True for a non-leaf tensor whose gradient :meth:`retain_grad` keeps."""
+        node = self._node
+        return (
+            node is not None
+            and node.retained_output is not None
+            and (node.retained_output() is self)
+        )
 
     @property
     def backend(self) -> Backend:
@@ -121,7 +231,14 @@ class TensorData:
         return self.device.backend.xp
 
     def requires_grad_(self: _T, requires_grad: bool = True) -> _T:
-        """Set :attr:`requires_grad` in place and return self."""
+        """Set :attr:`requires_grad` in place and return self.
+
+        Examples
+        --------
+        >>> import minitorch_accel as mta
+        >>> mta.zeros(2).requires_grad_().requires_grad
+        True
+        """
         if requires_grad and self.dtype.kind != "f":
             raise RuntimeError(
                 f"only floating-point tensors can require gradients, this one is {self.dtype}"
@@ -139,10 +256,10 @@ class TensorData:
             raise RuntimeError(
                 "can't call numpy() on a tensor that requires grad; use .detach().numpy()"
             )
-        return self.device.backend.to_host(self.data)
+        return self.device.backend.to_host(self.array)
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        array = self.device.backend.to_host(self.data)
+        array = self.device.backend.to_host(self.array)
         return array if dtype is None else array.astype(dtype, copy=False)
 
     def item(self) -> Any:
@@ -151,11 +268,11 @@ class TensorData:
             raise ValueError(
                 f"item() needs a tensor with one element, this one has shape {self.shape}"
             )
-        return self.device.backend.to_host(self.data).reshape(()).item()
+        return self.device.backend.to_host(self.array).reshape(()).item()
 
     def tolist(self) -> Any:
         """The values as (nested) Python lists."""
-        return self.device.backend.to_host(self.data).tolist()
+        return self.device.backend.to_host(self.array).tolist()
 
     def __float__(self) -> float:
         return float(self.item())
@@ -174,11 +291,11 @@ class TensorData:
     def __len__(self) -> int:
         if self.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
-        return int(self.data.shape[0])
+        return int(self.array.shape[0])
 
     def __repr__(self) -> str:
         values = np.array2string(
-            self.device.backend.to_host(self.data),
+            self.device.backend.to_host(self.array),
             separator=", ",
             prefix="tensor(",
             precision=4,
@@ -225,39 +342,40 @@ class TensorData:
 
     # ---------------------------------------------------------------- autograd
     def detach(self) -> Tensor:
-        """The same data, cut off from the graph (shares memory)."""
-        return autograd._make_tensor(self.data, self.device, False, None)
+        """The same data, cut off from the graph: shares the memory and the version
+        counter, so in-place changes to it are still seen by backward.
+        """
+        out = autograd._make_tensor(self.array, self.device, False, None)
+        out._version_counter = autograd.version_counter(cast("Tensor", self))
+        return out
 
     # ---------------------------------------------------------------- in place
     def _check_inplace(self) -> None:
+        """Call before every in-place write that is not recorded in the graph: refuse it
+        where autograd needs the graph, else bump the version counter, so that backward
+        notices that saved values changed.
+        """
         if self.requires_grad and is_grad_enabled():
+            if self._node is None:
+                raise RuntimeError(
+                    "a leaf Variable that requires grad is being used in an in-place "
+                    "operation. Wrap the update in `with minitorch_accel.no_grad():` (as "
+                    "optimizers do)"
+                )
             raise RuntimeError(
-                "in-place update of a tensor that requires grad: wrap it in "
-                "`with minitorch_accel.no_grad():` (as optimizers do)"
+                "this in-place operation cannot be recorded in the graph of a tensor that "
+                "requires grad; use its out-of-place form (y = y.op(...)), or one of the "
+                "recorded ones: +=, -=, *=, /=, add_, sub_, mul_, div_, copy_, y[i] = v"
             )
+        autograd.bump_version(cast("Tensor", self))
 
     def fill_(self: _T, value: builtins.float) -> _T:
         """Set every element to ``value``, in place."""
         self._check_inplace()
         with self.device.guard():
-            self.data.fill(value)
+            self.array.fill(value)
         return self
 
     def zero_(self: _T) -> _T:
         """Set every element to zero, in place."""
         return self.fill_(0)
-
-    def add_(self: _T, other: TensorData | builtins.float, alpha: builtins.float = 1.0) -> _T:
-        """``self += alpha * other``, in place."""
-        self._check_inplace()
-        values = other.data if isinstance(other, TensorData) else other
-        with self.device.guard():
-            self.data += values if alpha == 1.0 else alpha * values
-        return self
-
-    def mul_(self: _T, other: TensorData | builtins.float) -> _T:
-        """``self *= other``, in place."""
-        self._check_inplace()
-        with self.device.guard():
-            self.data *= other.data if isinstance(other, TensorData) else other
-        return self

@@ -22,7 +22,7 @@ class _SGD:
         self.steps += 1
         with mta.no_grad():
             for p in self.param_groups[0]["params"]:
-                p.data -= self.param_groups[0]["lr"] * p.grad.data
+                p.array -= self.param_groups[0]["lr"] * p.grad.array
         return "stepped"
 
 

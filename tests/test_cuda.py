@@ -148,8 +148,8 @@ def test_tracking_allocator_peak_and_oom() -> None:
 
 # ------------------------------------------------------------------ on a GPU
 def cuda_array(tensor: mta.Tensor) -> Any:
-    assert type(tensor.data).__module__.startswith("cupy"), type(tensor.data)
-    return tensor.data
+    assert type(tensor.array).__module__.startswith("cupy"), type(tensor.array)
+    return tensor.array
 
 
 @gpu

@@ -89,7 +89,7 @@ def test_moving_copies_and_counts_bytes(
     transfers.reset()
     y = x.to(dst)
     assert y.device == Device(dst) and y.tolist() == x.tolist()
-    assert not np.shares_memory(x.data, y.data)
+    assert not np.shares_memory(x.array, y.array)
     y[0] = 100.0
     assert x.tolist()[0] == 0.0
     assert getattr(transfers, counter) == 24
@@ -197,7 +197,7 @@ def test_manual_seed_works_without_cuda(
 def test_round_trip_to_cuda(transfers: mta.backends.TransferStats) -> None:
     x = mta.tensor(np.arange(4, dtype=np.float32), requires_grad=True)
     y = x.to("cuda")
-    assert y.device == Device("cuda:0") and type(y.data).__module__.startswith("cupy")
+    assert y.device == Device("cuda:0") and type(y.array).__module__.startswith("cupy")
     (y * y).sum().backward()
     assert x.grad is not None and x.grad.device == Device("cpu")
     assert x.grad.tolist() == [0.0, 2.0, 4.0, 6.0]

@@ -90,6 +90,6 @@ def test_one_array_is_given_to_one_leaf_only() -> None:
     a, b = mta.ones(3, requires_grad=True), mta.ones(3, requires_grad=True)
     SameGradientTwice.apply(a, b).sum().backward()
     assert a.grad is not None and b.grad is not None
-    assert not np.shares_memory(a.grad.data, b.grad.data)
-    a.grad.data += 1  # the other leaf's gradient does not follow
+    assert not np.shares_memory(a.grad.array, b.grad.array)
+    a.grad.array += 1  # the other leaf's gradient does not follow
     np.testing.assert_array_equal(b.grad.numpy(), np.ones(3))

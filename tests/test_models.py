@@ -91,7 +91,7 @@ def sgd_losses(
         with mta.no_grad():
             for p in model.parameters():
                 assert p.grad is not None
-                p.data -= lr * p.grad.data
+                p.array -= lr * p.grad.array
         losses.append(loss.item())
     return losses
 

@@ -59,7 +59,7 @@ def test_parameter_is_a_leaf_tensor_sharing_memory() -> None:
     base = mta.zeros(3)
     p = nn.Parameter(base)
     assert isinstance(p, mta.Tensor) and p.requires_grad and p.is_leaf
-    p.data[0] = 5.0
+    p.array[0] = 5.0
     assert base.numpy()[0] == 5.0
     assert repr(p).startswith("Parameter containing:\ntensor([5., 0., 0.], requires_grad=True)")
     assert not nn.Parameter(mta.zeros(2), requires_grad=False).requires_grad
@@ -75,7 +75,7 @@ def test_parameter_survives_deepcopy_and_pickle() -> None:
     p.grad = mta.full((2,), 3.0)
     for clone in (copy.deepcopy(p), pickle.loads(pickle.dumps(p))):
         assert type(clone) is nn.Parameter and clone.requires_grad
-        assert clone.data is not p.data
+        assert clone.array is not p.array
         assert clone.grad is not None and clone.grad.tolist() == [3.0, 3.0]
 
 
@@ -174,7 +174,7 @@ def test_state_dict_has_dotted_keys_and_detached_shared_tensors() -> None:
     assert list(state) == NET_KEYS  # the non-persistent buffer is left out
     weight = state["block.fc.weight"]
     assert type(weight) is mta.Tensor and not weight.requires_grad
-    assert weight.data is net.block.fc.weight.data  # no copy
+    assert weight.array is net.block.fc.weight.array  # no copy
     assert net.state_dict(keep_vars=True)["head.weight"] is net.head.weight
 
 
@@ -189,7 +189,7 @@ def test_state_dict_round_trip_reproduces_outputs() -> None:
     assert result.missing_keys == [] and result.unexpected_keys == []
     np.testing.assert_array_equal(source(x).detach().numpy(), target(x).detach().numpy())
     # loading copies: the two models do not share memory afterwards
-    assert target.head.weight.data is not source.head.weight.data
+    assert target.head.weight.array is not source.head.weight.array
 
 
 def test_load_state_dict_accepts_numpy_arrays_and_casts() -> None:

@@ -172,7 +172,7 @@ def test_repeated_indices_accumulate(device: str) -> None:
 def test_indexing_is_a_view_of_basic_slices() -> None:
     x = mta.tensor([[1.0, 2.0], [3.0, 4.0]])
     row = x[1]
-    assert np.shares_memory(row.data, x.data)
+    assert np.shares_memory(row.array, x.array)
     assert row.tolist() == [3.0, 4.0]
 
 
@@ -192,7 +192,7 @@ def test_setitem_under_no_grad() -> None:
 def test_reshape_returns_a_view() -> None:
     x = mta.zeros(2, 3)
     y = x.view(6)
-    assert np.shares_memory(x.data, y.data)
+    assert np.shares_memory(x.array, y.array)
 
 
 def test_shape_ops_match_torch(rng: Any) -> None:

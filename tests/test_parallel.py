@@ -441,7 +441,7 @@ def test_load_state_dict_reaches_every_replica(rng: np.random.Generator) -> None
     trainer, reference, ref_opt = make_trainer(["cpu:0", "cpu:1"], "device", "adam")
     fresh = mlp()
     for p in fresh.parameters():
-        p.data *= 0.5
+        p.array *= 0.5
     trainer.load_state_dict(fresh.state_dict())
     reference.load_state_dict(fresh.state_dict())
     for replica in trainer.replicas:

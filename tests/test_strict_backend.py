@@ -83,7 +83,7 @@ def evaluate(
     ]
     out = fn(*inputs)
     if device == STRICT_DEVICE:
-        assert isinstance(out.data, StrictArray), f"the output is a {type(out.data)}"
+        assert isinstance(out.array, StrictArray), f"the output is a {type(out.array)}"
     results = [host(out)]
     leaves = [t for t in inputs if t.requires_grad]
     if order == 0 or not out.requires_grad:
@@ -252,7 +252,7 @@ def test_dropout_uses_the_device_generator() -> None:
     x = mta.ones(200, dtype=mta.float64, device=STRICT_DEVICE, requires_grad=True)
     y = functional("dropout")(x, p=0.25)
     y.sum().backward()
-    assert isinstance(y.data, StrictArray)
+    assert isinstance(y.array, StrictArray)
     values = host(y)
     assert set(np.unique(values)) <= {0.0, 1.0 / 0.75}
     assert 0 < (values == 0).sum() < 200
@@ -398,7 +398,7 @@ def test_numpy_values_into_device_tensors(how: str) -> None:
 )
 def test_factories(make: Callable[[str], Tensor]) -> None:
     found, expected = make(STRICT_DEVICE), make("cpu")
-    assert isinstance(found.data, StrictArray) and found.dtype == expected.dtype
+    assert isinstance(found.array, StrictArray) and found.dtype == expected.dtype
     np.testing.assert_array_equal(host(found), host(expected))
 
 
@@ -409,7 +409,7 @@ def test_random_factories_and_transfers(transfers: Any) -> None:
         mta.randn(50, device=STRICT_DEVICE),
         mta.randint(0, 4, (50,), device=STRICT_DEVICE),
     ]
-    assert all(isinstance(t.data, StrictArray) for t in samples)
+    assert all(isinstance(t.array, StrictArray) for t in samples)
     mta.manual_seed(5)
     np.testing.assert_array_equal(host(mta.rand(50, device=STRICT_DEVICE)), host(samples[0]))
     transfers.reset()

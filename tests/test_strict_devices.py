@@ -45,8 +45,8 @@ def host(t: mta.Tensor) -> np.ndarray:
 
 
 def device_of(t: mta.Tensor) -> int:
-    assert isinstance(t.data, StrictArray)
-    return int(t.data._dev)
+    assert isinstance(t.array, StrictArray)
+    return int(t.array._dev)
 
 
 # ------------------------------------------------------------------ the double itself

@@ -44,7 +44,7 @@ def test_tensor_copies_and_converts() -> None:
     assert t.tolist() == [1.0, 2.0]
     assert (t.dtype, str(t.device), t.requires_grad) == (np.dtype(np.float32), "cpu:2", True)
     copy = mta.tensor(t)
-    assert not copy.requires_grad and not np.shares_memory(copy.data, t.data)
+    assert not copy.requires_grad and not np.shares_memory(copy.array, t.array)
     assert copy.device == t.device
 
 
@@ -187,7 +187,7 @@ def test_attributes() -> None:
 def test_numpy_item_tolist_array() -> None:
     t = mta.tensor([[1.5, 2.0]])
     host = t.numpy()
-    assert isinstance(host, np.ndarray) and np.shares_memory(host, t.data)
+    assert isinstance(host, np.ndarray) and np.shares_memory(host, t.array)
     assert t.tolist() == [[1.5, 2.0]]
     assert mta.tensor([3]).item() == 3 and isinstance(mta.tensor([3]).item(), int)
     assert mta.tensor(2.5).item() == 2.5 and float(mta.tensor(2.5)) == 2.5

@@ -84,7 +84,7 @@ class GradScaler:
                     if p.grad is None:
                         continue
                     with p.device.guard():
-                        grad = p.grad.data * inverse  # new: gradients never change in place
+                        grad = p.grad.array * inverse  # new: gradients never change in place
                         if not bool(p.xp.isfinite(grad).all()):
                             found_inf = True
                         grad = grad.astype(p.dtype, copy=False)

@@ -73,7 +73,7 @@ def allreduce_flat(flat: Tensor) -> None:
         kinds = {np.dtype(np.float32): nccl.NCCL_FLOAT32, np.dtype(np.float64): nccl.NCCL_FLOAT64}
         stream = flat.xp.cuda.get_current_stream()
         communicator = _Nccl.get(device.index or 0)
-        data = flat.data
+        data = flat.array
         comm.guarded(
             "nccl allreduce",
             lambda: communicator.allReduce(
@@ -87,12 +87,12 @@ def allreduce_flat(flat: Tensor) -> None:
         )
         stream.synchronize()
         return
-    host = np.ascontiguousarray(device.backend.to_host(flat.data))
+    host = np.ascontiguousarray(device.backend.to_host(flat.array))
     comm.allreduce_array(host)
     if device.type == "cpu":
-        flat.data[...] = host
+        flat.array[...] = host
     else:
-        flat.data[...] = device.backend.asarray(host, device)
+        flat.array[...] = device.backend.asarray(host, device)
 
 
 def broadcast_parameters(model: Any, root: int = 0) -> None:
@@ -105,11 +105,11 @@ def broadcast_parameters(model: Any, root: int = 0) -> None:
         by_dtype.setdefault(t.dtype, []).append(t)
     with no_grad():
         for group in by_dtype.values():
-            host = [t.device.backend.to_host(t.data) for t in group]
+            host = [t.device.backend.to_host(t.array) for t in group]
             flat = pack(np, host)
             comm.broadcast_array(flat, root=root)
             for t, values in zip(group, unpack(flat, [t.shape for t in group]), strict=True):
-                t.data[...] = (
+                t.array[...] = (
                     values if t.device.type == "cpu" else t.device.backend.asarray(values, t.device)
                 )
 
@@ -119,13 +119,13 @@ def pack_gradients(params: Sequence[Tensor], extra: Sequence[float] = ()) -> Ten
     (zeros where there is none), then ``extra`` values.
     """
     xp, device = params[0].xp, params[0].device
-    grads = [p.grad.data if p.grad is not None else xp.zeros(p.shape, p.dtype) for p in params]
+    grads = [p.grad.array if p.grad is not None else xp.zeros(p.shape, p.dtype) for p in params]
     return Tensor._make(pack(xp, grads, extra=extra), device, False, None)
 
 
 def unpack_gradients(params: Sequence[Tensor], flat: Tensor) -> None:
     """Set each parameter's ``.grad`` to its view of ``flat`` (extra values are ignored)."""
-    for p, view in zip(params, unpack(flat.data, [p.shape for p in params]), strict=True):
+    for p, view in zip(params, unpack(flat.array, [p.shape for p in params]), strict=True):
         p.grad = Tensor._make(view, flat.device, False, None)
 
 
@@ -143,6 +143,6 @@ def allreduce_gradients(model: Any, weight: float | None = None) -> None:
     if not params:
         return
     flat = pack_gradients(params)
-    flat.data *= 1.0 / comm.world_size() if weight is None else float(weight)
+    flat.array *= 1.0 / comm.world_size() if weight is None else float(weight)
     allreduce_flat(flat)
     unpack_gradients(params, flat)

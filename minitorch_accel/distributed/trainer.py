@@ -55,12 +55,12 @@ class DistributedTrainer:
         params = [p for p in self.model.parameters() if p.requires_grad]
         # one message: every gradient times this rank's batch size, the batch size, the loss
         flat = pack_gradients(params, extra=(1.0, float(loss.item())))
-        flat.data *= local
+        flat.array *= local
         allreduce_flat(flat)
-        flat.data /= float(flat.data[-2])  # the total batch size over all ranks
+        flat.array /= float(flat.array[-2])  # the total batch size over all ranks
         unpack_gradients(params, flat)
         self.optimizer.step()
-        return float(flat.data[-1])
+        return float(flat.array[-1])
 
 
 def save_checkpoint(obj: Any, path: str | os.PathLike[str]) -> None:

@@ -66,7 +66,7 @@ class Linear(Function):
         need_x, need_w, need_b = self.needs_input_grad
         same = grad_output.dtype == weight.dtype == x.dtype and weight.dtype.itemsize >= 4
         if same and not is_grad_enabled():  # float16 sums keep the Tensor path
-            return self._raw_backward(grad_output.data, x.data, weight.data)
+            return self._raw_backward(grad_output.array, x.array, weight.array)
         grad_x = grad_output @ weight if need_x else None
         rows = grad_output.reshape(-1, grad_output.shape[-1])
         grad_w = rows.T @ x.reshape(-1, x.shape[-1]) if need_w else None

@@ -125,6 +125,6 @@ def move_in_place(
     """
     cast = dtype if dtype is not None and t.dtype.kind == "f" else None
     moved = t.detach().to(device, dtype=cast, non_blocking=non_blocking)
-    t.data, t.device = moved.data, moved.device
+    t.array, t.device = moved.array, moved.device
     if t.grad is not None:
         t.grad = t.grad.detach().to(device, dtype=cast, non_blocking=non_blocking)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autograd import version_counter
 from ..convert import HOST
 from ..tensor import Tensor
 
@@ -38,8 +39,10 @@ class Parameter(Tensor):
             data = Tensor._make(np.empty((0,), dtype=np.float32), HOST, False, None)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter wraps a Tensor, got {type(data).__name__}")
-        self.data = data.data
+        self.array = data.array
         self.device = data.device
+        self._version_counter = version_counter(data)  # the same storage
+        self._hooks = None
         self.grad = None
         self._node = None
         self.requires_grad = False

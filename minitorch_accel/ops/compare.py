@@ -20,7 +20,7 @@ def _compare(ufunc: str, a: Operand, b: Operand) -> Tensor:
         )
     try:
         with a.device.guard():
-            result = getattr(a.xp, ufunc)(a.data, b.data)
+            result = getattr(a.xp, ufunc)(a.array, b.array)
     except ValueError:
         raise ValueError(f"{ufunc}: shapes {a.shape} and {b.shape} do not broadcast") from None
     return Tensor._make(result, a.device, False, None)
@@ -59,4 +59,4 @@ def ge(a: Operand, b: Operand) -> Tensor:
 def logical_not(a: Tensor) -> Tensor:
     """``~a`` for a bool tensor."""
     with a.device.guard():
-        return Tensor._make(a.xp.logical_not(a.data), a.device, False, None)
+        return Tensor._make(a.xp.logical_not(a.array), a.device, False, None)

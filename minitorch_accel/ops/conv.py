@@ -113,6 +113,8 @@ class Conv2dGradWeight(Function):
 class Conv2dGradBias(Function):
     """``grad_b = grad_y.sum((0, 2, 3))``."""
 
+    saves_inputs = False  # backward needs no input's values
+
     def forward(self, grad_y: Any) -> Any:
         self.grad_y_shape = grad_y.shape
         return conv2d_grad_bias(self.xp, grad_y)

@@ -15,6 +15,8 @@ class Dropout(Function):
     gradient (of any order) is the same mask.
     """
 
+    saves_inputs = False  # backward needs no input's values
+
     def forward(self, x: Any, *, keep: Any, scale: float) -> Any:
         self.keep, self.scale = keep, scale
         out = x * keep

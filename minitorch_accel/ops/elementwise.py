@@ -36,6 +36,8 @@ from .operands import result_dtype as result_dtype
 class Add(Function):
     """``a + b``, broadcasting; the gradient of each input is ``grad`` summed to its shape."""
 
+    saves_inputs = False  # backward needs no input's values
+
     def forward(self, a: Any, b: Any) -> Any:
         return a + b
 
@@ -45,6 +47,8 @@ class Add(Function):
 
 class Sub(Function):
     """``a - b``, broadcasting."""
+
+    saves_inputs = False  # backward needs no input's values
 
     def forward(self, a: Any, b: Any) -> Any:
         return a - b
@@ -79,6 +83,8 @@ class Div(Function):
 
 class Neg(Function):
     """``-a``."""
+
+    saves_inputs = False  # backward needs no input's values
 
     def forward(self, a: Any) -> Any:
         return -a
@@ -122,6 +128,7 @@ class Pow(Function):
 class Exp(Function):
     """``exp(a)``, whose derivative is its own output (saved instead of ``a``)."""
 
+    saves_inputs = False  # backward needs no input's values
     saves_output = True
 
     def forward(self, a: Any) -> Any:
@@ -144,6 +151,7 @@ class Log(Function):
 class Sqrt(Function):
     """``sqrt(a)``: ``d/da = 1 / (2 sqrt(a))``, from the saved output."""
 
+    saves_inputs = False  # backward needs no input's values
     saves_output = True
 
     def forward(self, a: Any) -> Any:
@@ -156,6 +164,8 @@ class Sqrt(Function):
 class Abs(Function):
     """``|a|``: the gradient is ``sign(a)`` (0 at 0, as PyTorch)."""
 
+    saves_inputs = False  # backward needs no input's values
+
     def forward(self, a: Any) -> Any:
         self.sign = self.xp.sign(a)
         return self.xp.abs(a)
@@ -167,6 +177,7 @@ class Abs(Function):
 class Relu(Function):
     """``max(a, 0)``: the gradient passes where the output is positive."""
 
+    saves_inputs = False  # backward needs no input's values
     saves_output = True
 
     def forward(self, a: Any) -> Any:
@@ -177,14 +188,15 @@ class Relu(Function):
         out = self.output()
         fused = self.device.backend.kernel("relu_backward")
         if fused is not None and not is_grad_enabled() and grad.dtype == out.dtype:
-            return Tensor._make(fused(out.data, grad.data), self.device, False, None)
-        mask = self.xp.greater(out.data, 0)
+            return Tensor._make(fused(out.array, grad.array), self.device, False, None)
+        mask = self.xp.greater(out.array, 0)
         return grad * Tensor._make(mask, self.device, False, None)
 
 
 class Sigmoid(Function):
     """``1 / (1 + exp(-a))``: ``d/da = s (1 - s)`` from the saved output ``s``."""
 
+    saves_inputs = False  # backward needs no input's values
     saves_output = True
 
     def forward(self, a: Any) -> Any:
@@ -212,6 +224,7 @@ class SigmoidGrad(Function):
 class Tanh(Function):
     """``tanh(a)``: ``d/da = 1 - t**2`` from the saved output ``t``."""
 
+    saves_inputs = False  # backward needs no input's values
     saves_output = True
 
     def forward(self, a: Any) -> Any:
@@ -235,6 +248,8 @@ class TanhGrad(Function):
 class Maximum(Function):
     """Elementwise maximum; at ties each input gets half the gradient (as PyTorch)."""
 
+    saves_inputs = False  # backward needs no input's values
+
     def forward(self, a: Any, b: Any) -> Any:
         self.share_a = (a > b) + (a == b) * 0.5
         return self.xp.maximum(a, b)
@@ -247,6 +262,8 @@ class Maximum(Function):
 class Minimum(Function):
     """Elementwise minimum; at ties each input gets half the gradient (as PyTorch)."""
 
+    saves_inputs = False  # backward needs no input's values
+
     def forward(self, a: Any, b: Any) -> Any:
         self.share_a = (a < b) + (a == b) * 0.5
         return self.xp.minimum(a, b)
@@ -258,6 +275,8 @@ class Minimum(Function):
 
 class Clamp(Function):
     """``a`` limited to ``[low, high]``: the gradient passes inside the range only."""
+
+    saves_inputs = False  # backward needs no input's values
 
     def forward(self, a: Any, *, low: float | None, high: float | None) -> Any:
         inside = self.xp.ones(a.shape, dtype=bool)
@@ -287,6 +306,8 @@ class Where(Function):
 class Cast(Function):
     """``a`` as another dtype; the gradient is cast back to ``a``'s dtype."""
 
+    saves_inputs = False  # backward needs no input's values
+
     def forward(self, a: Any, *, dtype: Any) -> Any:
         return a.astype(dtype)
 
@@ -296,6 +317,8 @@ class Cast(Function):
 
 class Clone(Function):
     """A copy of ``a`` with its own memory; the gradient passes unchanged."""
+
+    saves_inputs = False  # backward needs no input's values
 
     def forward(self, a: Any) -> Any:
         return a.copy()

@@ -140,7 +140,7 @@ class CrossEntropy(Function):
                 self.label_data,
                 self.ignore_index,
                 self.lse,
-                grad_output.data,
+                grad_output.array,
                 self.scale,
             )
             return Tensor._make(grad, self.device, False, None), None
@@ -156,7 +156,7 @@ class CrossEntropy(Function):
         if self.smoothing:
             grad -= self.smoothing / grad.shape[1]
         grad[rows, safe] -= 1.0 - self.smoothing
-        grad *= (grad_output.data.reshape(-1, 1) * valid.reshape(-1, 1)).astype(grad.dtype)
+        grad *= (grad_output.array.reshape(-1, 1) * valid.reshape(-1, 1)).astype(grad.dtype)
         return Tensor._make(grad, self.device, False, None), None
 
 
@@ -242,7 +242,7 @@ def cross_entropy(
         raise ValueError(f"cross_entropy: label_smoothing must be in [0, 1], got {label_smoothing}")
     logits, labels, out_shape = _rows("cross_entropy", input, target)
     classes, smoothing = logits.shape[1], float(label_smoothing)
-    label_array = labels.data.astype(np.int64, copy=False)
+    label_array = labels.array.astype(np.int64, copy=False)
     label_tensor = Tensor._make(label_array, labels.device, False, None)
     backend = labels.device.backend
     if not smoothing and backend.kernel("cross_entropy_forward") is not None:
@@ -280,7 +280,7 @@ def nll_loss(
     """
     check_reduction("nll_loss", reduction)
     log_probs, labels, out_shape = _rows("nll_loss", input, target)
-    label_array, valid = _check_labels("nll_loss", labels.data, log_probs.shape[1], ignore_index)
+    label_array, valid = _check_labels("nll_loss", labels.array, log_probs.shape[1], ignore_index)
     xp = log_probs.xp
     rows = xp.arange(log_probs.shape[0])
     picked = log_probs[rows, xp.where(valid, label_array, 0)]

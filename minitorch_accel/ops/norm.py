@@ -106,7 +106,7 @@ class BatchNorm(Function):
             return self._backward_graph(grad_output)
         weight = self.inputs[1]
         need_x, need_w, need_b = self.needs_input_grad
-        xp, g, x_hat, shape = self.xp, grad_output.data, self.x_hat, self.shape
+        xp, g, x_hat, shape = self.xp, grad_output.array, self.x_hat, self.shape
         g = g.astype(x_hat.dtype, copy=False)  # float16 gradients: sums in float32
         grad_b: Any = None
         grad_w: Any = None
@@ -116,7 +116,7 @@ class BatchNorm(Function):
         if need_w or (need_x and self.batch_stats):
             grad_w = _channel_sum(xp, g, x_hat)
         if need_x:
-            scale = self.invstd if weight is None else self.invstd * weight.data
+            scale = self.invstd if weight is None else self.invstd * weight.array
             grad_x = _like(xp, g, g.dtype)
             if self.batch_stats:  # (g - mean(g) - x_hat * mean(g * x_hat)) * scale
                 xp.multiply(x_hat, (-grad_w / self.count).reshape(shape), out=grad_x)
@@ -229,8 +229,8 @@ def batch_norm(
         input,
         weight,
         bias,
-        running_mean=None if running_mean is None else running_mean.data,
-        running_var=None if running_var is None else running_var.data,
+        running_mean=None if running_mean is None else running_mean.array,
+        running_var=None if running_var is None else running_var.array,
         batch_stats=batch_stats,
         momentum=float(momentum),
         eps=float(eps),

@@ -85,7 +85,7 @@ def _binary(cls: type[Function], a: Operand, b: Operand) -> Tensor:
         a = as_operand(a, b)
     elif not isinstance(b, Tensor):
         b = as_operand(b, a)
-    if a.data.dtype is not b.data.dtype:  # .data.dtype: no property call on the hot path
+    if a.array.dtype is not b.array.dtype:  # .array.dtype: no property call on the hot path
         a, b = _promote(cls.__name__.lower(), a, b)
     try:
         return cls.apply(a, b)

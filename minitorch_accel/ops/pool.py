@@ -43,6 +43,8 @@ def _fused_max_pool(fn: Function, name: str, pool: dict[str, Any], *arrays: Any)
 class MaxPool2d(Function):
     """``y = max over each window of x``."""
 
+    saves_output = True  # backward reads self.y, the output's array
+
     def forward(self, x: Any, **pool: Any) -> Any:
         self.pool = pool
         fused = _fused_max_pool(self, "max_pool2d_forward", pool, x)
@@ -86,6 +88,8 @@ class MaxPool2dPick(Function):
 class AvgPool2d(Function):
     """``y = mean over each window of x`` (zero padding)."""
 
+    saves_inputs = False  # backward needs no input's values
+
     def forward(self, x: Any, **pool: Any) -> Any:
         self.pool, self.x_shape = pool, x.shape
         return avg_pool2d_forward(self.xp, x, **pool)
@@ -96,6 +100,8 @@ class AvgPool2d(Function):
 
 class AvgPool2dBackward(Function):
     """Spread each window's gradient evenly over the window; adjoint of :class:`AvgPool2d`."""
+
+    saves_inputs = False  # backward needs no input's values
 
     def forward(self, grad_y: Any, *, x_shape: tuple[int, ...], **pool: Any) -> Any:
         self.pool = pool
@@ -108,6 +114,8 @@ class AvgPool2dBackward(Function):
 class AdaptiveAvgPool2d(Function):
     """``y = A_h @ x @ A_w.T`` with PyTorch's adaptive averaging bins."""
 
+    saves_inputs = False  # backward needs no input's values
+
     def forward(self, x: Any, *, output_size: IntPair) -> Any:
         self.x_shape = x.shape
         return adaptive_avg_pool2d_forward(self.xp, x, output_size)
@@ -118,6 +126,8 @@ class AdaptiveAvgPool2d(Function):
 
 class AdaptiveAvgPool2dBackward(Function):
     """``grad_x = A_h.T @ grad_y @ A_w``; adjoint of :class:`AdaptiveAvgPool2d`."""
+
+    saves_inputs = False  # backward needs no input's values
 
     def forward(self, grad_y: Any, *, x_shape: tuple[int, ...]) -> Any:
         self.output_size = tuple(grad_y.shape[2:])

@@ -45,6 +45,8 @@ def _kept_shape(shape: tuple[int, ...], dims: tuple[int, ...]) -> tuple[int, ...
 class Sum(Function):
     """The sum over ``dim`` (all dimensions by default): the gradient is broadcast back."""
 
+    saves_inputs = False  # backward needs no input's values
+
     def forward(self, a: Any, *, dims: tuple[int, ...], keepdim: bool) -> Any:
         self.kept_shape = _kept_shape(a.shape, dims)
         self.in_shape = a.shape
@@ -101,6 +103,8 @@ def var(a: Tensor, dim: Dim = None, keepdim: bool = False, correction: int = 1) 
 
 class MaxMin(Function):
     """max or min over one dim; the gradient goes to the first extreme element only."""
+
+    saves_inputs = False  # backward needs no input's values
 
     def forward(self, a: Any, *, dim: int | None, keepdim: bool, largest: bool) -> Any:
         xp = self.xp
@@ -162,12 +166,12 @@ def argmin(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
 def _arg(a: Tensor, dim: int | None, keepdim: bool, name: str) -> Tensor:
     xp = a.xp
     if dim is None:
-        out = getattr(xp, name)(a.data.reshape(-1))
+        out = getattr(xp, name)(a.array.reshape(-1))
         if keepdim:
             out = out.reshape((1,) * a.ndim)
     else:
         d = normalize_dims(dim, a.ndim)[0]
-        out = getattr(xp, name)(a.data, axis=d)
+        out = getattr(xp, name)(a.array, axis=d)
         if keepdim:
             out = xp.expand_dims(out, d)
     return Tensor._make(xp.asarray(out, dtype=np.int64), a.device, False, None)
@@ -178,9 +182,9 @@ def logsumexp(a: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
     """``log(sum(exp(a)))`` over ``dim``, computed without overflow."""
     a = autocast_state.to_float32(a)
     dims = _reduction_dims(dim, a.ndim)
-    shift_data = a.xp.asarray(a.data.max(axis=dims, keepdims=True))  # an array even for 0-d
+    shift_data = a.xp.asarray(a.array.max(axis=dims, keepdims=True))  # an array even for 0-d
     shift = Tensor._make(shift_data, a.device, False, None)
-    shift.data[~a.xp.isfinite(shift.data)] = 0
+    shift.array[~a.xp.isfinite(shift.array)] = 0
     out = (a - shift).exp().sum(dims, keepdim=True).log() + shift
     return (
         out if keepdim else out.reshape(tuple(s for i, s in enumerate(out.shape) if i not in dims))
@@ -190,6 +194,7 @@ def logsumexp(a: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
 class LogSoftmax(Function):
     """``a - logsumexp(a, dim)``: ``grad - softmax * grad.sum(dim)``."""
 
+    saves_inputs = False  # backward needs no input's values
     saves_output = True
 
     def forward(self, a: Any, *, dim: int) -> Any:
@@ -206,6 +211,7 @@ class LogSoftmax(Function):
 class Softmax(Function):
     """``exp(a) / exp(a).sum(dim)``: ``s * (grad - (grad * s).sum(dim))``."""
 
+    saves_inputs = False  # backward needs no input's values
     saves_output = True
 
     def forward(self, a: Any, *, dim: int) -> Any:

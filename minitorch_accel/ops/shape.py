@@ -35,6 +35,9 @@ def normalize_dim(dim: int, ndim: int, op: str) -> int:
 class Reshape(Function):
     """``a`` with another shape (a view where possible); the gradient is reshaped back."""
 
+    saves_inputs = False  # backward needs no input's values
+    returns_view = True
+
     def forward(self, a: Any, *, shape: tuple[int, ...]) -> Any:
         self.in_shape = a.shape
         return a.reshape(shape)
@@ -64,6 +67,9 @@ def reshape(a: Tensor, *shape: Any) -> Tensor:
 
 class Permute(Function):
     """``a`` with its dimensions reordered; the gradient gets the inverse order."""
+
+    saves_inputs = False  # backward needs no input's values
+    returns_view = True
 
     def forward(self, a: Any, *, dims: tuple[int, ...]) -> Any:
         self.dims = dims
@@ -95,6 +101,9 @@ def transpose(a: Tensor, dim0: int = -2, dim1: int = -1) -> Tensor:
 
 class Expand(Function):
     """``a`` broadcast to a larger shape; the gradient is summed back to ``a``'s shape."""
+
+    saves_inputs = False  # backward needs no input's values
+    returns_view = True
 
     def forward(self, a: Any, *, shape: tuple[int, ...]) -> Any:
         return self.xp.broadcast_to(a, shape)
@@ -161,6 +170,8 @@ def unsqueeze(a: Tensor, dim: int) -> Tensor:
 class Cat(Function):
     """Tensors joined along ``dim``; each gets its slice of the gradient."""
 
+    saves_inputs = False  # backward needs no input's values
+
     def forward(self, *arrays: Any, dim: int) -> Any:
         self.dim, self.sizes = dim, [x.shape[dim] for x in arrays]
         return self.xp.concatenate(arrays, axis=dim)
@@ -205,6 +216,8 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
 class Pad(Function):
     """``a`` padded with a constant; the gradient is the middle slice."""
 
+    saves_inputs = False  # backward needs no input's values
+
     def forward(self, a: Any, *, widths: tuple[tuple[int, int], ...], value: float) -> Any:
         self.index = tuple(slice(lo, lo + s) for (lo, _), s in zip(widths, a.shape, strict=False))
         return self.xp.pad(a, widths, mode="constant", constant_values=value)
@@ -230,7 +243,7 @@ def pad(a: Tensor, pad: Sequence[int], value: float = 0.0) -> Tensor:
 def raw_index(index: Any) -> Any:
     """An index with any Tensors in it replaced by their arrays."""
     if isinstance(index, Tensor):
-        return index.data
+        return index.array
     if isinstance(index, tuple):
         return tuple(_raw_part(i) for i in index)
     return _raw_part(index)
@@ -238,7 +251,7 @@ def raw_index(index: Any) -> Any:
 
 def _raw_part(part: Any) -> Any:
     if isinstance(part, Tensor):
-        return part.data
+        return part.array
     if isinstance(part, list):  # a list is an int array (or a bool mask), also in a tuple
         return np.asarray(part)
     return part
@@ -252,8 +265,12 @@ def _is_advanced(index: Any) -> bool:
 class GetItem(Function):
     """``a[index]``; the gradient is scattered back into zeros of ``a``'s shape."""
 
+    saves_inputs = False  # backward needs no input's values
+
     def forward(self, a: Any, *, index: Any) -> Any:
         self.index, self.in_shape = index, a.shape
+        parts = index if isinstance(index, tuple) else (index,)
+        self.returns_view = not any(getattr(p, "ndim", 0) for p in parts)  # no index arrays
         return a[index]
 
     def backward(self, grad: Tensor) -> Tensor:
@@ -262,6 +279,8 @@ class GetItem(Function):
 
 class IndexAdd(Function):
     """``zeros(shape)`` with ``grad`` added at ``index``; repeated indices accumulate."""
+
+    saves_inputs = False  # backward needs no input's values
 
     def forward(self, grad: Any, *, index: Any, shape: tuple[int, ...]) -> Any:
         self.index = index
@@ -274,6 +293,28 @@ class IndexAdd(Function):
 
     def backward(self, grad: Tensor) -> Tensor:
         return GetItem.apply(grad, index=self.index)
+
+
+class IndexPut(Function):
+    """``a`` with ``value`` written at ``index``, out of place: the recorded form of
+    ``a[index] = value``.
+    """
+
+    saves_inputs = False
+
+    def forward(self, a: Any, value: Any, *, index: Any) -> Any:
+        self.index = index
+        out = a.copy()
+        out[index] = value
+        return out
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        grad_a = None
+        if self.needs_input_grad[0]:
+            zero = Tensor._make(self.xp.zeros((), grad.dtype), grad.device, False, None)
+            grad_a = IndexPut.apply(grad, zero, index=self.index)
+        grad_value = grad[self.index] if self.needs_input_grad[1] else None
+        return grad_a, grad_value
 
 
 @on_input_device

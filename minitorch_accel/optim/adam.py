@@ -209,11 +209,11 @@ class Adam(Optimizer):
                     with p.device.guard():
                         update(
                             p.xp,
-                            p.data,
+                            p.array,
                             grad,
-                            state["exp_avg"].data,
-                            state["exp_avg_sq"].data,
-                            state["max_exp_avg_sq"].data if amsgrad else None,
+                            state["exp_avg"].array,
+                            state["exp_avg_sq"].array,
+                            state["max_exp_avg_sq"].array if amsgrad else None,
                             state["step"],
                             *hyper,
                         )
@@ -233,11 +233,11 @@ def _update_many(
         return batch
     amsgrad = hyper[6]
     done = many(
-        [p.data for p, _, _ in batch],
+        [p.array for p, _, _ in batch],
         [grad for _, grad, _ in batch],
-        [s["exp_avg"].data for _, _, s in batch],
-        [s["exp_avg_sq"].data for _, _, s in batch],
-        [s["max_exp_avg_sq"].data for _, _, s in batch] if amsgrad else None,
+        [s["exp_avg"].array for _, _, s in batch],
+        [s["exp_avg_sq"].array for _, _, s in batch],
+        [s["max_exp_avg_sq"].array for _, _, s in batch] if amsgrad else None,
         steps.pop(),
         *hyper,
     )

@@ -106,7 +106,7 @@ def clip_grad_norm_(
         assert g is not None
         if g.dtype.kind != "f":
             raise TypeError(f"clip_grad_norm_ needs floating-point gradients, got {g.dtype}")
-        by_device.setdefault(g.device, []).append(g.data)
+        by_device.setdefault(g.device, []).append(g.array)
     first = params[0].grad.device  # type: ignore[union-attr]
     xp = first.xp
     partials = []
@@ -129,7 +129,7 @@ def clip_grad_norm_(
                 if key not in coefs:
                     c = coef if g.device is first else move_array(coef, first, g.device)
                     coefs[key] = c.astype(g.dtype)
-                clipped[id(g)] = Tensor._make(g.data * coefs[key], g.device, False, None)
+                clipped[id(g)] = Tensor._make(g.array * coefs[key], g.device, False, None)
         p.grad = clipped[id(g)]
     return Tensor._make(total, first, False, None)
 
@@ -178,6 +178,6 @@ def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float) -
         assert g is not None
         if id(g) not in clipped:
             with g.device.guard():
-                data = g.xp.clip(g.data, -clip_value, clip_value)
+                data = g.xp.clip(g.array, -clip_value, clip_value)
             clipped[id(g)] = Tensor._make(data, g.device, False, None)
         p.grad = clipped[id(g)]

@@ -5,7 +5,7 @@ hyper-parameters of those parameters (``lr``, ``momentum``...), so that, for exa
 last layer of a network can learn faster than the rest. Its per-parameter ``state``
 (momentum buffers, Adam's moving averages) is keyed by the parameter tensor itself.
 
-Subclasses implement :meth:`Optimizer.step`, which updates every ``p.data`` in place from
+Subclasses implement :meth:`Optimizer.step`, which updates every ``p.array`` in place from
 ``p.grad`` through the array module ``p.xp``: the same code runs on NumPy and CuPy
 arrays, and a backend can replace the update with a fused kernel
 (``backend.kernel("sgd_update")``). Gradients are read, never written: one gradient
@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd import enable_grad
+from ..autograd import bump_version, enable_grad
 from ..backends import Device
 from ..tensor import Tensor
 
@@ -297,6 +297,10 @@ class Optimizer:
 def grad_array(p: Tensor) -> Any:
     """The raw gradient array of ``p``, or None; checks its device and shape.
 
+    Every optimizer calls it for each parameter it is about to update in place, so it
+    also bumps ``p``'s version counter: a backward through a graph that saved ``p``
+    before this update then raises instead of using the new values.
+
     Raises
     ------
     RuntimeError
@@ -310,9 +314,10 @@ def grad_array(p: Tensor) -> Any:
             f"a parameter on {p.device} has its gradient on {g.device}; move the gradient "
             "to the parameter's device"
         )
-    if g.data.shape != p.data.shape:
+    if g.array.shape != p.array.shape:
         raise RuntimeError(f"a parameter of shape {p.shape} has a gradient of shape {g.shape}")
-    return g.data
+    bump_version(p)
+    return g.array
 
 
 def fast_path(device: Device, name: str) -> Callable[..., None] | None:

@@ -196,7 +196,9 @@ class SGD(Optimizer):
                 for p, grad, buf, first in _update_many(batch, hyper):
                     update = fast_path(p.device, "sgd_update") or sgd_update
                     with p.device.guard():
-                        update(p.xp, p.data, grad, None if buf is None else buf.data, *hyper, first)
+                        update(
+                            p.xp, p.array, grad, None if buf is None else buf.array, *hyper, first
+                        )
         return loss
 
 
@@ -211,8 +213,8 @@ def _update_many(
     many = foreach_kernel([p for p, *_ in batch], "sgd_update_many", firsts)
     if many is None:
         return batch
-    bufs = None if batch[0][2] is None else [b.data for _, _, b, _ in batch if b is not None]
+    bufs = None if batch[0][2] is None else [b.array for _, _, b, _ in batch if b is not None]
     done = many(
-        [p.data for p, *_ in batch], [grad for _, grad, _, _ in batch], bufs, *hyper, firsts.pop()
+        [p.array for p, *_ in batch], [grad for _, grad, _, _ in batch], bufs, *hyper, firsts.pop()
     )
     return [] if done else batch

@@ -13,6 +13,7 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
+from ..autograd import UNWRITTEN
 from ..backends import Device
 from ..tensor import Tensor
 from .reduce import private_copy
@@ -76,7 +77,7 @@ def split_batch(batch: Tensor, sizes: Sequence[int]) -> list[Tensor]:
     shards = []
     start = 0
     for size in sizes:
-        shards.append(Tensor._make(batch.data[start : start + size], batch.device, False, None))
+        shards.append(Tensor._make(batch.array[start : start + size], batch.device, False, None))
         start += size
     return shards
 
@@ -85,9 +86,11 @@ def _moved(t: T, device: Device) -> T:
     """A shallow copy of tensor ``t`` (same class: a Parameter stays one) on ``device``."""
     assert isinstance(t, Tensor)
     clone = copy.copy(t)
-    clone.data = private_copy(t.data, t.device, device)
+    clone.array = private_copy(t.array, t.device, device)
     clone.device = device
     clone.grad = None
+    clone._version_counter = UNWRITTEN  # a storage of its own
+    clone._hooks = None
     return clone
 
 
@@ -194,8 +197,8 @@ class TowerTensors:
         """The arrays a tower sends back (gradients, then buffers) and which parameters
         received a gradient.
         """
-        grads = [None if p.grad is None else p.grad.data for p in self.trainable]
-        return [*grads, *(b.data for b in self.buffers)], [g is not None for g in grads]
+        grads = [None if p.grad is None else p.grad.array for p in self.trainable]
+        return [*grads, *(b.array for b in self.buffers)], [g is not None for g in grads]
 
     def load_gradients_and_buffers(self, arrays: Sequence[Any], has_grad: Sequence[bool]) -> None:
         """Point each trainable parameter's ``.grad`` at ``arrays`` (None where no tower
@@ -205,7 +208,7 @@ class TowerTensors:
         for param, grad, used in zip(self.trainable, arrays[:n], has_grad, strict=True):
             param.grad = Tensor._make(grad, param.device, False, None) if used else None
         for buffer, value in zip(self.buffers, arrays[n:], strict=True):
-            buffer.data[...] = value
+            buffer.array[...] = value
 
     def load_state(self, arrays: Sequence[Any], in_place: bool) -> None:
         """Give parameters and buffers the values ``arrays``: copied into their arrays
@@ -213,9 +216,9 @@ class TowerTensors:
         """
         for tensor, value in zip(self.state, arrays, strict=True):
             if in_place:
-                tensor.data[...] = value
+                tensor.array[...] = value
             else:
-                tensor.data = value
+                tensor.array = value
 
 
 def check_master(tensors: TowerTensors) -> np.dtype[Any]:

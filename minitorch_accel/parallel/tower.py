@@ -226,7 +226,7 @@ class TowerTrainer(Generic[M]):
             # 1. and 2. the master values (parameters, buffers) packed into one host buffer
             tick = perf_counter()
             host_flat = self.state_layout.pack(
-                [t.data for t in self._master.state], np, self._host_flat
+                [t.array for t in self._master.state], np, self._host_flat
             )
             phases["broadcast"] = perf_counter() - tick
         # 4. and 5. every tower, in its own thread: receive, forward, backward, pack the
@@ -309,13 +309,13 @@ class TowerTrainer(Generic[M]):
         saved = []
         for tower, device in zip(self._towers, self.devices, strict=True):
             with device.backend.device_context(device):
-                saved.append([b.data.copy() for b in tower.buffers])
+                saved.append([b.array.copy() for b in tower.buffers])
         return saved
 
     def _restore_replica_buffers(self, saved: list[list[Any]]) -> None:
         for tower, arrays in zip(self._towers, saved, strict=False):
             for buffer, array in zip(tower.buffers, arrays, strict=True):
-                buffer.data = array
+                buffer.array = array
 
     def _update_tower(self, i: int, flat: Any, has_grad: list[bool], grad_mode: bool) -> None:
         """Every replica applies the same update from the averaged gradients."""
@@ -350,7 +350,7 @@ class TowerTrainer(Generic[M]):
             return
         tower, device = self._towers[0], self.devices[0]
         with device.backend.device_context(device):
-            flat = self.state_layout.pack([t.data for t in tower.state], device.xp)
+            flat = self.state_layout.pack([t.array for t in tower.state], device.xp)
         self._master.load_state(
             self.state_layout.unpack(self._links[0].to_host(flat)), in_place=True
         )
@@ -365,7 +365,7 @@ class TowerTrainer(Generic[M]):
         if self.reduce == "host":
             return
         host_flat = self.state_layout.pack(
-            [t.data for t in self._master.state], np, self._host_flat
+            [t.array for t in self._master.state], np, self._host_flat
         )
         for i, (tower, device) in enumerate(zip(self._towers, self.devices, strict=True)):
             with device.backend.device_context(device):

@@ -55,7 +55,7 @@ def _numerical_grads(
 ) -> list[np.ndarray]:
     result = []
     for i in indices:
-        data = inputs[i].data
+        data = inputs[i].array
         host = inputs[i].device.backend.to_host(data)
         grad = np.zeros(host.shape, dtype=np.float64)
         for pos in np.ndindex(host.shape):
