@@ -203,7 +203,7 @@ def test_parameter_loop_with_augmented_assignment_really_updates() -> None:
     model(mta.ones(3, 2)).sum().backward()
     with mta.no_grad():
         for p in model.parameters():
-            p -= 0.5 * p.grad
+            p -= 0.5 * p.grad  # type: ignore[misc,operator]  # as PyTorch code writes it
     for old, p in zip(before, model.parameters(), strict=True):
         assert p.grad is not None
         expected = old.numpy() - 0.5 * p.grad.numpy()
@@ -323,7 +323,7 @@ def test_ops_recorded_before_an_inplace_op_keep_the_old_history() -> None:
     assert a.grad is not None and a.grad.tolist() == [1.0, 1.0]
     a.grad = None
     b.sum().backward()  # b's new history: (a * 1) * 2
-    assert a.grad.tolist() == [2.0, 2.0]
+    assert a.grad.tolist() == [2.0, 2.0]  # type: ignore[attr-defined]  # set by backward
 
 
 # ------------------------------------------------------------------ on every device
@@ -332,7 +332,7 @@ def device(request: pytest.FixtureRequest) -> Any:
     """A CPU device, a virtual one, and device 1 of the strict stand-in (NumPy behind
     CuPy's rules: work outside the device's context fails)."""
     if request.param.startswith("strict"):
-        from strict_backend import registered
+        from support.strict_backend import registered
 
         with registered():
             yield request.param
