@@ -15,6 +15,10 @@ distinct GPUs) and keeps the parameters there.
 from __future__ import annotations
 
 from ..ops.flat import FlatLayout
+
+# Model parallelism and nn.DataParallel
+from .data_parallel import DataParallel  # noqa: E402
+from .model_parallel import ModelParallel, split_model  # noqa: E402
 from .reduce import DeviceReducer, HostLink, weighted_sum
 from .replicate import replicate, replicate_optimizer, shard_sizes, split_batch
 from .timings import PHASES, StepTimings, TimingLog, TowerTiming, format_table
@@ -35,4 +39,8 @@ __all__ = [
     "shard_sizes",
     "split_batch",
     "weighted_sum",
+    # model parallelism and nn.DataParallel
+    "DataParallel",
+    "ModelParallel",
+    "split_model",
 ]
