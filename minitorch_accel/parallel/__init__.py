@@ -37,6 +37,7 @@ from .schedules import (
     peak_in_flight,
     theoretical_bubble,
 )
+from .tensor_parallel import ColumnParallelLinear, RowParallelLinear, TensorParallelMLP
 from .timings import PHASES, StepTimings, TimingLog, TowerTiming, format_table
 from .tower import TowerTrainer
 
@@ -57,6 +58,9 @@ __all__ = [
     "weighted_sum",
     # model parallelism and nn.DataParallel
     "Action",
+    "ColumnParallelLinear",
+    "RowParallelLinear",
+    "TensorParallelMLP",
     "DataParallel",
     "ModelParallel",
     "Pipeline",
