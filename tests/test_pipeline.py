@@ -19,6 +19,7 @@ from minitorch_accel.parallel import (
     gpipe_schedule,
     one_f_one_b_schedule,
     peak_in_flight,
+    simulate,
     split_model,
     theoretical_bubble,
 )
@@ -274,3 +275,19 @@ def test_plot_timeline(tmp_path: Any) -> None:
     assert (tmp_path / "t.png").stat().st_size > 0
     assert len(fig.axes[0].patches) == 16
     pipe.close()
+
+
+@pytest.mark.parametrize("make", [gpipe_schedule, one_f_one_b_schedule])
+@pytest.mark.parametrize("p, m", [(2, 1), (2, 4), (3, 5), (4, 8), (4, 16), (1, 3)])
+def test_ideal_stages_leave_the_theoretical_bubble(make: Any, p: int, m: int) -> None:
+    """On stages of equal speed (forward 1, backward 2) both schedules idle exactly
+    (p - 1) / (m + p - 1) of the time, and 1F1B finishes no later than GPipe."""
+    events = simulate(make(p, m))
+    assert bubble_fraction(events, p) == pytest.approx(theoretical_bubble(p, m), abs=1e-12)
+    assert max(e.end for e in events) == pytest.approx(3 * (m + p - 1))
+
+
+def test_a_deadlocking_order_is_refused() -> None:
+    order = [[Action(0, 0, "B"), Action(0, 0, "F")], [Action(1, 0, "F"), Action(1, 0, "B")]]
+    with pytest.raises(ValueError, match="deadlocks"):
+        simulate(order)

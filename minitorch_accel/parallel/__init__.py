@@ -35,6 +35,7 @@ from .schedules import (
     gpipe_schedule,
     one_f_one_b_schedule,
     peak_in_flight,
+    simulate,
     theoretical_bubble,
 )
 from .tensor_parallel import ColumnParallelLinear, RowParallelLinear, TensorParallelMLP
@@ -69,6 +70,7 @@ __all__ = [
     "gpipe_schedule",
     "one_f_one_b_schedule",
     "peak_in_flight",
+    "simulate",
     "split_model",
     "theoretical_bubble",
 ]

@@ -38,6 +38,7 @@ from .schedules import (
     Action,
     TimelineEvent,
     bubble_fraction,
+    draw_timeline,
     forward_schedule,
     peak_in_flight,
     theoretical_bubble,
@@ -421,36 +422,14 @@ class Pipeline:
         matplotlib.figure.Figure
         """
         from matplotlib.figure import Figure
-        from matplotlib.patches import Patch
 
         p = len(self.stages)
         fig = Figure(figsize=(9, 0.6 * p + 1.4))
         ax = fig.subplots()
-        colors = {"F": "#4c72b0", "B": "#dd8452"}
-        for e in self.last_timeline:
-            ax.barh(
-                p - 1 - e.stage,
-                1e3 * (e.end - e.start),
-                left=1e3 * e.start,
-                color=colors[e.kind],
-                edgecolor="white",
-            )
-            ax.text(
-                1e3 * (e.start + e.end) / 2,
-                p - 1 - e.stage,
-                str(e.microbatch),
-                ha="center",
-                va="center",
-                fontsize=7,
-                color="white",
-            )
-        ax.set_yticks(range(p), [f"stage {s}\n{self.devices[s]}" for s in reversed(range(p))])
+        draw_timeline(
+            ax, self.last_timeline, [f"stage {s}\n{d}" for s, d in enumerate(self.devices)]
+        )
         ax.set_xlabel("ms since the step began")
-        handles = [
-            Patch(color=colors["F"], label="forward"),
-            Patch(color=colors["B"], label="backward"),
-        ]
-        ax.legend(handles=handles, loc="upper right", fontsize=8)
         ax.set_title(
             title
             or f"{self.schedule}, {p} stages, {self.chunks} micro-batches: bubble "

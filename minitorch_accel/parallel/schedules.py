@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -127,3 +128,79 @@ def peak_in_flight(actions: Sequence[Action] | Sequence[TimelineEvent]) -> int:
         held += 1 if action.kind == "F" else -1
         peak = max(peak, held)
     return peak
+
+
+def simulate(
+    order: Sequence[Sequence[Action]], forward_time: float = 1.0, backward_time: float = 2.0
+) -> list[TimelineEvent]:
+    """The timeline of ``order`` on ideal stages: every forward takes ``forward_time``,
+    every backward ``backward_time``, copies take nothing. An action starts when its
+    stage is free and its input is ready (the forward of the stage before, or the
+    backward of the stage after).
+
+    Raises
+    ------
+    ValueError
+        If the order can never finish (a stage waits for something that never comes).
+
+    Examples
+    --------
+    >>> events = simulate(one_f_one_b_schedule(4, 8))
+    >>> round(bubble_fraction(events, 4), 6) == round(theoretical_bubble(4, 8), 6)
+    True
+    """
+    done: dict[tuple[int, int, str], float] = {}
+    free = [0.0] * len(order)
+    position = [0] * len(order)
+    events: list[TimelineEvent] = []
+    while any(position[s] < len(row) for s, row in enumerate(order)):
+        progressed = False
+        for s, row in enumerate(order):
+            while position[s] < len(row):
+                a = row[position[s]]
+                if a.kind == "F":
+                    needs = (s - 1, a.microbatch, "F") if s > 0 else None
+                else:
+                    needs = (s + 1, a.microbatch, "B") if s < len(order) - 1 else None
+                if needs is not None and needs not in done:
+                    break
+                start = max(free[s], done[needs] if needs is not None else 0.0)
+                end = start + (forward_time if a.kind == "F" else backward_time)
+                done[(s, a.microbatch, a.kind)] = free[s] = end
+                events.append(TimelineEvent(s, a.microbatch, a.kind, start, end, f"stage {s}"))
+                position[s] += 1
+                progressed = True
+        if not progressed:
+            raise ValueError("this schedule deadlocks: a stage waits for an action that never runs")
+    return events
+
+
+def draw_timeline(
+    ax: Any, timeline: Sequence[TimelineEvent], labels: Sequence[str], unit: float = 1e3
+) -> None:
+    """Draw ``timeline`` on the matplotlib axes ``ax`` as a Gantt chart: one row per stage
+    (``labels`` top to bottom), a bar per action labelled with its micro-batch, times
+    multiplied by ``unit`` (1e3: milliseconds)."""
+    from matplotlib.patches import Patch
+
+    p = len(labels)
+    colors = {"F": "#4c72b0", "B": "#dd8452"}
+    for e in timeline:
+        row = p - 1 - e.stage
+        width = unit * (e.end - e.start)
+        ax.barh(row, width, left=unit * e.start, color=colors[e.kind], edgecolor="white")
+        ax.text(
+            unit * (e.start + e.end) / 2,
+            row,
+            str(e.microbatch),
+            ha="center",
+            va="center",
+            fontsize=7,
+            color="white",
+        )
+    ax.set_yticks(range(p), list(reversed(labels)))
+    handles = [
+        Patch(color=colors["F"], label="forward"),
+        Patch(color=colors["B"], label="backward"),
+    ]
+    ax.legend(handles=handles, loc="upper right", fontsize=8)
