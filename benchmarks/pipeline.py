@@ -5,9 +5,10 @@
 m = 1, 2, 4, 8, 16 micro-batches of ``--micro`` samples each, with both schedules. The
 measured bubble (``1 - busy / (stages * span)`` on the step's timeline) is printed beside
 the theory ``(p - 1) / (m + p - 1)`` and their relative difference. It can match only
-when every stage has a core of its own: the script sets one BLAS thread per process
-(so per stage) and says how many cores it may use; with more stages than cores the
-stages take turns on the cores and the bubble is reported without a bound.
+when every stage has a core of its own: the script sets one BLAS thread per process (so
+per stage, whatever the environment says) and says how many cores it may use; with more
+stages than cores the stages take turns on the cores and the bubble is reported without
+a bound.
 
 **Overhead.** With one micro-batch the stages run one after another, so the step's
 wall time is the stages' compute plus the machinery (thread hand-offs, copies of
@@ -17,16 +18,17 @@ written plainly (one model on one device, the whole batch) in the same process,
 alternating the two, medians of ``--repeat`` runs; the difference per stage is printed
 as a share of one stage's compute.
 
-Run: ``python benchmarks/pipeline.py [--stages 4] [--width 512] [--layers 2]
-[--micro 64] [--batch 256] [--repeat 15]``
+Run: ``python benchmarks/pipeline.py [--stages 4] [--width 1024] [--layers 2]
+[--micro 256] [--batch 256] [--repeat 15]``
 """
 
 from __future__ import annotations
 
 import os
 
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one BLAS thread per stage
-os.environ.setdefault("OMP_NUM_THREADS", "1")
+# One BLAS thread per stage (set before NumPy loads its BLAS; overrides the environment).
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_name] = "1"
 
 import argparse  # noqa: E402
 import copy  # noqa: E402
@@ -138,9 +140,9 @@ def overhead(args: argparse.Namespace, devices: list[str]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--stages", type=int, default=4)
-    parser.add_argument("--width", type=int, default=512)
+    parser.add_argument("--width", type=int, default=1024)
     parser.add_argument("--layers", type=int, default=2, help="Linear layers per stage")
-    parser.add_argument("--micro", type=int, default=64, help="samples per micro-batch (bubble)")
+    parser.add_argument("--micro", type=int, default=256, help="samples per micro-batch (bubble)")
     parser.add_argument("--batch", type=int, default=256, help="batch of the overhead run")
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--bubble-repeat", type=int, default=5)

@@ -255,3 +255,39 @@ def test_data_parallel_close_leaves_no_thread() -> None:
     dp(mta.randn(4, 5))
     dp.close()
     assert not any(t.is_alive() for t in started)
+
+
+def test_port_of_the_pytorch_data_parallel_tutorial(capsys: Any) -> None:
+    """The structure of PyTorch's "Optional: Data Parallelism" tutorial, with ``torch``
+    renamed and the devices ``cpu:1``, ``cpu:2``: each replica sees its share."""
+    import minitorch_accel as torch
+
+    nn_ = torch.nn
+    input_size, output_size, batch_size, data_size = 5, 2, 30, 100
+    device = torch.Device("cpu:1")
+
+    class Model(nn_.Module):
+        def __init__(self, input_size: int, output_size: int) -> None:
+            super().__init__()
+            self.fc = nn_.Linear(input_size, output_size)
+
+        def forward(self, input: torch.Tensor) -> torch.Tensor:
+            output = self.fc(input)
+            print("\tIn Model: input size", tuple(input.shape), "output size", tuple(output.shape))
+            return output
+
+    model = Model(input_size, output_size)
+    model = nn_.DataParallel(model.to(device), device_ids=["cpu:1", "cpu:2"])
+    data = torch.randn(data_size, input_size)
+    outside = []
+    for start in range(0, data_size, batch_size):
+        input = data[start : start + batch_size].to(device)
+        output = model(input)
+        outside.append((tuple(input.shape), tuple(output.shape)))
+        print("Outside: input size", tuple(input.shape), "output_size", tuple(output.shape))
+    assert outside == [((30, 5), (30, 2))] * 3 + [((10, 5), (10, 2))]
+    inside = [line for line in capsys.readouterr().out.splitlines() if "In Model" in line]
+    assert sorted(inside) == sorted(
+        ["\tIn Model: input size (15, 5) output size (15, 2)"] * 6
+        + ["\tIn Model: input size (5, 5) output size (5, 2)"] * 2
+    )

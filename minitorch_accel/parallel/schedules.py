@@ -203,4 +203,4 @@ def draw_timeline(
         Patch(color=colors["F"], label="forward"),
         Patch(color=colors["B"], label="backward"),
     ]
-    ax.legend(handles=handles, loc="upper right", fontsize=8)
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
