@@ -25,6 +25,7 @@ from __future__ import annotations
 from ..ops.flat import FlatLayout
 from .data_parallel import DataParallel
 from .model_parallel import ModelParallel, split_model
+from .mpi_pipeline import MPIPipeline
 from .pipeline import Pipeline
 from .reduce import DeviceReducer, HostLink, weighted_sum
 from .replicate import replicate, replicate_optimizer, shard_sizes, split_batch
@@ -63,6 +64,7 @@ __all__ = [
     "RowParallelLinear",
     "TensorParallelMLP",
     "DataParallel",
+    "MPIPipeline",
     "ModelParallel",
     "Pipeline",
     "TimelineEvent",
