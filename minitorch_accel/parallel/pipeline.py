@@ -360,9 +360,11 @@ class Pipeline:
         run.events[s].append(self._event(run, s, i, "B", start))
 
     def _event(self, run: _Run, s: int, i: int, kind: str, start: float) -> TimelineEvent:
-        return TimelineEvent(
-            s, i, kind, start - run.start, perf_counter() - run.start, str(self.devices[s])
-        )
+        device = self.devices[s]
+        if device.type != "cpu":  # the end of the work, not of its queueing
+            device.backend.synchronize(device)
+        end = perf_counter() - run.start
+        return TimelineEvent(s, i, kind, start - run.start, end, str(device))
 
     # ------------------------------------------------------------ helpers
     def _sizes(self, n: int, strict: bool) -> list[int]:
@@ -465,5 +467,11 @@ def _split(batch: Tensor, sizes: Sequence[int]) -> list[Tensor]:
 
 
 def _send(array: Any, src: Device, dst: Device) -> Any:
-    """``array`` on the next stage's device (a counted copy), or itself on the same one."""
-    return array if src is dst else move_array(array, src, dst)
+    """``array`` on the neighbouring stage's device (a counted copy), or itself on the
+    same one. On a GPU the sender waits for its queued work (and the copy) to finish, so
+    the receiver never reads an array still being written, and the timeline holds the
+    real compute time rather than the time to queue it."""
+    moved = array if src is dst else move_array(array, src, dst)
+    if src.type != "cpu":
+        src.backend.synchronize(src)
+    return moved
