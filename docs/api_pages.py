@@ -134,8 +134,10 @@ PAGES: tuple[Page, ...] = (
     Page(
         "parallel",
         "Several devices, one machine",
-        "Data parallelism over the devices of one machine: the tower recipe.",
-        ("minitorch_accel.parallel",),
+        "Data, model, pipeline and tensor parallelism over the devices of one machine: "
+        "the tower recipe, ``nn.DataParallel``, ``split_model``, ``Pipeline`` and its "
+        "schedules, ``ColumnParallelLinear`` / ``RowParallelLinear``.",
+        ("minitorch_accel.parallel", "minitorch_accel.parallel.schedules"),
     ),
     Page(
         "distributed",

@@ -43,6 +43,8 @@ MAKERS: dict[str, tuple[str, str]] = {
     "mnist": ("fig_training", "training curve of examples/mnist_cnn.py (tutorial 4)"),
     "transfer": ("fig_transfer", "copy time vs size between devices (tutorial 5)"),
     "towers": ("fig_towers", "phase breakdown of TowerTrainer steps (tutorial 6)"),
+    "schedules": ("fig_parallelism", "GPipe and 1F1B simulated on ideal stages (parallelism)"),
+    "parallelism": ("fig_parallelism", "examples/parallelism.py: table and timeline"),
 }
 
 

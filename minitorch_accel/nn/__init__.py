@@ -50,3 +50,14 @@ __all__ = [
     "functional",
     "init",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """``nn.DataParallel``, defined in :mod:`minitorch_accel.parallel.data_parallel` (it
+    needs the parallel layer's threads; ``nn`` sits below ``parallel`` and must not import
+    it when loaded), imported on first use."""
+    if name == "DataParallel":
+        import importlib
+
+        return importlib.import_module("minitorch_accel.parallel.data_parallel").DataParallel
+    raise AttributeError(f"module 'minitorch_accel.nn' has no attribute {name!r}")

@@ -14,7 +14,7 @@ from concurrent.futures import Future
 from functools import partial
 from typing import Any, TypeVar
 
-from ..autograd import enable_grad
+from ..autograd import set_grad_enabled
 from ..backends import Device
 
 T = TypeVar("T")
@@ -33,7 +33,9 @@ class TowerThread:
         self._jobs: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any]] | None] = (
             queue.SimpleQueue()
         )
-        threading.Thread(target=self._loop, name=name, daemon=True).start()
+        self.name = name
+        self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
+        self._thread.start()
 
     def submit(self, work: Callable[[], T]) -> Future[T]:
         """Queue ``work``; its result or exception arrives in the returned future."""
@@ -44,6 +46,14 @@ class TowerThread:
     def stop(self) -> None:
         """Let the thread end once the work already queued is done."""
         self._jobs.put(None)
+
+    def join(self, timeout: float | None = None) -> None:
+        """Wait until the thread has ended (after :meth:`stop`)."""
+        self._thread.join(timeout)
+
+    def is_alive(self) -> bool:
+        """Whether the thread is still running."""
+        return self._thread.is_alive()
 
     def _loop(self) -> None:
         while (job := self._jobs.get()) is not None:
@@ -69,6 +79,7 @@ def run_towers(
     threads: Sequence[TowerThread],
     what: str,
     work: Callable[[int], R],
+    grad_enabled: bool = True,
 ) -> list[R]:
     """``work(i)`` for every tower ``i``, each in its thread (or, without ``threads``, one
     after another in this one) and its device's context; wait for all, then raise the
@@ -84,6 +95,9 @@ def run_towers(
         The part of the step, for the error message (``"forward/backward"``).
     work : callable
         ``work(i)`` does tower ``i``'s part.
+    grad_enabled : bool
+        Whether operations are recorded for backward in the towers (grad mode is per
+        thread, so the caller's does not carry over by itself).
 
     Returns
     -------
@@ -96,7 +110,7 @@ def run_towers(
         If a tower raised an ``Exception``, chained to it; other exceptions
         (``KeyboardInterrupt`` and the like) pass through unchanged.
     """
-    calls = [partial(_in_context, devices[i], i, work) for i in range(len(devices))]
+    calls = [partial(_in_context, devices[i], i, work, grad_enabled) for i in range(len(devices))]
     if threads:
         futures = [t.submit(call) for t, call in zip(threads, calls, strict=True)]
     else:  # one after another in this thread
@@ -117,6 +131,6 @@ def run_towers(
     return [f.result() for _, f in outcomes]
 
 
-def _in_context(device: Device, i: int, work: Callable[[int], R]) -> R:
-    with device.backend.device_context(device), enable_grad():  # grad mode is per thread
-        return work(i)
+def _in_context(device: Device, i: int, work: Callable[[int], R], grad_enabled: bool) -> R:
+    with device.backend.device_context(device), set_grad_enabled(grad_enabled):
+        return work(i)  # grad mode is per thread: set it here

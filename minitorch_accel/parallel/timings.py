@@ -91,6 +91,21 @@ class StepTimings:
             towers=towers,
         )
 
+    @classmethod
+    def from_phases(
+        cls, phases: dict[str, float], start: float, moved_before: dict[str, int]
+    ) -> StepTimings:
+        """The timings of a step without towers (a pipeline, model or tensor parallel step)
+        that began at ``start``; phases not in ``phases`` are zero."""
+        after = transfer_stats.as_dict()
+        return cls(
+            phases={name: phases.get(name, 0.0) for name in PHASES},
+            total=perf_counter() - start,
+            host_to_device=after["host_to_device"] - moved_before["host_to_device"],
+            device_to_host=after["device_to_host"] - moved_before["device_to_host"],
+            device_to_device=after["device_to_device"] - moved_before["device_to_device"],
+        )
+
     @property
     def bytes_moved(self) -> int:
         """All bytes moved in the step, whichever way."""

@@ -1,0 +1,166 @@
+"""The pipeline's bubble against theory, and what its machinery costs per micro-batch.
+
+**Bubble.** A balanced synthetic model (``--stages`` stages of equal work: each
+``--layers`` ``Linear(width, width) -> ReLU``) runs one :class:`Pipeline` step for
+m = 1, 2, 4, 8, 16 micro-batches of ``--micro`` samples each, with both schedules. The
+measured bubble (``1 - busy / (stages * span)`` on the step's timeline) is printed beside
+the theory ``(p - 1) / (m + p - 1)`` and their relative difference. It can match only
+when every stage has a core of its own: the script sets one BLAS thread per process (so
+per stage, whatever the environment says) and says how many cores it may use; with more
+stages than cores the stages take turns on the cores and the bubble is reported without
+a bound.
+
+**Overhead.** With one micro-batch the stages run one after another, so the step's
+wall time is the stages' compute plus the machinery (thread hand-offs, copies of
+activations and gradients between devices, the detached input of each stage, timeline
+bookkeeping, the loss's scaling). It is compared with the same forward and backward
+written plainly (one model on one device, the whole batch) in the same process,
+alternating the two, medians of ``--repeat`` runs; the difference per stage is printed
+as a share of one stage's compute.
+
+Run: ``python benchmarks/pipeline.py [--stages 4] [--width 1024] [--layers 2]
+[--micro 256] [--batch 256] [--repeat 15]``
+"""
+
+from __future__ import annotations
+
+import os
+
+# One BLAS thread per stage (set before NumPy loads its BLAS; overrides the environment).
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_name] = "1"
+
+import argparse  # noqa: E402
+import copy  # noqa: E402
+import statistics  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+import minitorch_accel as mta  # noqa: E402
+from minitorch_accel import nn  # noqa: E402
+from minitorch_accel.parallel import Pipeline, format_table, split_model  # noqa: E402
+
+F = nn.functional
+
+
+def balanced(stages: int, layers: int, width: int) -> nn.Sequential:
+    """``stages * layers`` equal ``Linear(width, width) -> ReLU`` blocks (float32)."""
+    mta.manual_seed(0)
+    mods: list[nn.Module] = []
+    for _ in range(stages * layers):
+        mods += [nn.Linear(width, width), nn.ReLU()]
+    return nn.Sequential(*mods)
+
+
+def usable_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def bubbles(args: argparse.Namespace, devices: list[str]) -> None:
+    p = args.stages
+    model = balanced(p, args.layers, args.width)
+    bounds = [2 * args.layers * s for s in range(1, p)]
+    rng = np.random.default_rng(0)
+    rows = []
+    for schedule in ("gpipe", "1f1b"):
+        for m in (1, 2, 4, 8, 16):
+            stages = split_model(copy.deepcopy(model), devices, bounds).stages
+            n = m * args.micro
+            x = mta.tensor(rng.normal(size=(n, args.width)), dtype="float32")
+            y = mta.tensor(rng.normal(size=(n, args.width)), dtype="float32")
+            with Pipeline(stages, devices, m, schedule, F.mse_loss) as pipe:
+                measured = []
+                for _ in range(args.bubble_repeat + 1):
+                    pipe.step(x, y)
+                    measured.append(pipe.bubble_fraction())
+                theory = pipe.theoretical_bubble()
+            got = statistics.median(measured[1:])  # the first step warms up
+            rel = (got - theory) / theory if theory > 0 else got
+            rows.append([schedule, str(m), f"{got:.3f}", f"{theory:.3f}", f"{rel:+.0%}"])
+    print(
+        f"Bubble, {p} stages of {args.layers} Linear({args.width}) layers, micro-batch {args.micro}"
+    )
+    print(format_table(["schedule", "m", "measured", "(p-1)/(m+p-1)", "relative diff"], rows))
+
+
+def overhead(args: argparse.Namespace, devices: list[str]) -> None:
+    p = args.stages
+    model = balanced(p, args.layers, args.width)
+    bounds = [2 * args.layers * s for s in range(1, p)]
+    plain = copy.deepcopy(model).to(devices[0])
+    stages = split_model(copy.deepcopy(model), devices, bounds).stages
+    rng = np.random.default_rng(1)
+    x = mta.tensor(rng.normal(size=(args.batch, args.width)), dtype="float32")
+    y = mta.tensor(rng.normal(size=(args.batch, args.width)), dtype="float32")
+    x0, y0 = x.to(devices[0]), y.to(devices[0])
+
+    def plain_step() -> None:
+        plain.zero_grad()
+        F.mse_loss(plain(x0), y0).backward()
+
+    with Pipeline(stages, devices, 1, "gpipe", F.mse_loss) as pipe:
+
+        def pipe_step() -> None:
+            for stage in stages:
+                stage.zero_grad()
+            pipe.step(x, y)
+
+        times: dict[str, list[float]] = {"plain": [], "pipeline": []}
+        for _ in range(args.repeat + 2):
+            for name, run in (("plain", plain_step), ("pipeline", pipe_step)):
+                tick = time.perf_counter()
+                run()
+                times[name].append(time.perf_counter() - tick)
+    plain_t = statistics.median(times["plain"][2:])
+    pipe_t = statistics.median(times["pipeline"][2:])
+    per_stage = (pipe_t - plain_t) / p
+    stage_compute = plain_t / p
+    print(
+        f"\nOverhead, one micro-batch of {args.batch} through {p} stages (stages run in turn), "
+        f"medians of {args.repeat} alternating runs"
+    )
+    print(
+        format_table(
+            ["", "ms"],
+            [
+                ["plain forward+backward, one device", f"{1e3 * plain_t:.2f}"],
+                ["pipeline step, 1 micro-batch", f"{1e3 * pipe_t:.2f}"],
+                ["one stage's compute (plain / p)", f"{1e3 * stage_compute:.2f}"],
+                ["machinery per stage and micro-batch", f"{1e3 * per_stage:.3f}"],
+            ],
+        )
+    )
+    print(f"machinery = {per_stage / stage_compute:.1%} of a stage's compute (target: at most 5%)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--stages", type=int, default=4)
+    parser.add_argument("--width", type=int, default=1024)
+    parser.add_argument("--layers", type=int, default=2, help="Linear layers per stage")
+    parser.add_argument("--micro", type=int, default=256, help="samples per micro-batch (bubble)")
+    parser.add_argument("--batch", type=int, default=256, help="batch of the overhead run")
+    parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument("--bubble-repeat", type=int, default=5)
+    args = parser.parse_args()
+    devices = [f"cpu:{i + 1}" for i in range(args.stages)]
+    cores = usable_cores()
+    print(
+        f"{args.stages} stages on {', '.join(devices)}; {cores} usable core(s); "
+        f"OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}"
+    )
+    if args.stages > cores:
+        print(
+            f"note: more stages than cores ({args.stages} > {cores}): stages share cores, so "
+            "the bubble is reported without a bound"
+        )
+    bubbles(args, devices)
+    overhead(args, devices)
+
+
+if __name__ == "__main__":
+    main()
