@@ -393,3 +393,17 @@ def test_dropout_on_each_device_uses_one_mask_forward_and_backward(device: str) 
     np.testing.assert_allclose(np.unique(grad), [0.0, 1 / 0.75])
     np.testing.assert_allclose(values, to_host(x) * grad)
     assert abs((grad == 0).mean() - 0.25) < 0.03
+
+
+def test_equal_dtypes_that_are_different_objects_mix() -> None:
+    """An array that went through pickle (as mpi4py sends arrays) has an equal dtype that is
+    another object: linear, matmul and where must take it as the same dtype."""
+    import pickle
+
+    x_np = pickle.loads(pickle.dumps(np.ones((2, 3), dtype=np.float64)))
+    x = mta.tensor(x_np)
+    weight = mta.ones(4, 3, dtype="float64")
+    assert x.dtype == weight.dtype
+    np.testing.assert_array_equal(F.linear(x, weight).numpy(), np.full((2, 4), 3.0))
+    np.testing.assert_array_equal((x @ weight.T).numpy(), np.full((2, 4), 3.0))
+    np.testing.assert_array_equal(mta.where(x > 0, x, weight[:2, :3]).numpy(), x_np)

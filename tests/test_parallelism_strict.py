@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-from strict_backend import registered
+from support.strict_backend import registered
 
 import minitorch_accel as mta
 from minitorch_accel import nn, optim
@@ -94,7 +94,7 @@ def test_pipeline_on_strict_devices(schedule: str) -> None:
 
 def test_tensor_parallel_on_strict_devices() -> None:
     net = model()
-    mlp = TensorParallelMLP.from_layers(net[0], net[2], DEVICES)
+    mlp = TensorParallelMLP.from_layers(net[0], net[2], DEVICES)  # type: ignore[arg-type]
     tp = nn.Sequential(mlp, nn.ReLU(), copy.deepcopy(net[4]).to(DEVICES[0]))
     train(tp, tp, DEVICES[0])
     ref = reference_steps(2)

@@ -78,7 +78,7 @@ def test_constructors_draw_the_weights_nn_linear_draws() -> None:
 def test_mlp_block_training_equals_one_device(n_dev: int) -> None:
     mta.manual_seed(1)
     reference = nn.Sequential(nn.Linear(5, 16), nn.ReLU(), nn.Linear(16, 3)).double()
-    mlp = TensorParallelMLP.from_layers(reference[0], reference[2], devices(n_dev))
+    mlp = TensorParallelMLP.from_layers(reference[0], reference[2], devices(n_dev))  # type: ignore[arg-type]
     ref_opt = optim.SGD(reference.parameters(), lr=0.1, momentum=0.9)
     opt = optim.SGD(mlp.parameters(), lr=0.1, momentum=0.9)
     y = mta.tensor(np.random.default_rng(3).integers(0, 3, size=6))

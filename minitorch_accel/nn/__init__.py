@@ -17,6 +17,8 @@ Examples
 
 from __future__ import annotations
 
+from typing import Any
+
 from . import functional, init
 from .container import ModuleList, Sequential
 from .conv_layers import AdaptiveAvgPool2d, AvgPool2d, Conv2d, MaxPool2d
@@ -52,10 +54,11 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
+def __getattr__(name: str) -> Any:
     """``nn.DataParallel``, defined in :mod:`minitorch_accel.parallel.data_parallel` (it
     needs the parallel layer's threads; ``nn`` sits below ``parallel`` and must not import
-    it when loaded), imported on first use."""
+    it when loaded), imported on first use.
+    """
     if name == "DataParallel":
         import importlib
 

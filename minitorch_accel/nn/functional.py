@@ -123,7 +123,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         )
     if autocast_state.state.dtype is not None:  # inside amp.autocast: float16 compute
         input, weight, bias = autocast_state.to_compute_dtype(input, weight, bias)  # type: ignore[assignment]
-    if input.dtype is not weight.dtype:
+    if input.dtype is not weight.dtype and input.dtype != weight.dtype:
         raise TypeError(
             f"linear: input is {input.dtype} but weight is {weight.dtype}; "
             "convert one with .to(dtype=...)"

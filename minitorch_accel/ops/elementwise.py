@@ -435,7 +435,7 @@ def where(condition: Tensor, a: Operand, b: Operand) -> Tensor:
             condition.xp.asarray(1.0, dtype=np.float32), condition.device, False, None
         )
     a, b = as_operand(a, ref), as_operand(b, ref)
-    if a.dtype is not b.dtype:
+    if a.dtype is not b.dtype and a.dtype != b.dtype:  # equal dtypes may be two objects
         common = result_dtype(a.dtype, b.dtype)
         a, b = a.to(dtype=common), b.to(dtype=common)
     try:

@@ -46,7 +46,7 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:  # noqa: C901  (one branch per case 
             f"matmul: shapes {a.shape} and {b.shape} do not match: "
             f"{a.shape[-1]} != {b.shape[-2 if b.ndim > 1 else 0]}"
         )
-    if a.dtype is not b.dtype:
+    if a.dtype is not b.dtype and a.dtype != b.dtype:  # equal dtypes may be two objects
         raise TypeError(
             f"matmul: dtypes {a.dtype} and {b.dtype} differ; convert one with .to(dtype=...)"
         )

@@ -59,7 +59,8 @@ class _Replica:
 
     def bind(self) -> Module:
         """Point the replica at copies of the module's current tensors on its device:
-        parameters through autograd (gradients flow back), buffers detached."""
+        parameters through autograd (gradients flow back), buffers detached.
+        """
         copies: dict[int, Tensor] = {}
         for registry, name, tensor, is_param in self.slots:
             if id(tensor) not in copies:
@@ -190,7 +191,8 @@ class DataParallel(Module):
 
     def close(self) -> None:
         """Stop the replicas' threads and wait for them to end (also done, without the
-        wait, when the wrapper is garbage-collected)."""
+        wait, when the wrapper is garbage-collected).
+        """
         threads, self._threads[:] = list(self._threads), []
         stop_threads(threads)
         for thread in threads:

@@ -49,13 +49,14 @@ from .timings import StepTimings
 LossFn = Callable[[Any, Any], Tensor]
 
 
-class _Aborted(Exception):
+class _AbortedError(Exception):
     """Raised in a stage that waits while another stage has failed."""
 
 
 class _Run:
     """What the stages of one step share: the mailboxes between them, the abort flag,
-    the results and each stage's timeline."""
+    the results and each stage's timeline.
+    """
 
     def __init__(self, stages: int) -> None:
         self.activations: list[queue.SimpleQueue[Any]] = [
@@ -76,7 +77,7 @@ class _Run:
                 return mailbox.get(timeout=0.05)
             except queue.Empty:
                 if self.abort.is_set():
-                    raise _Aborted from None
+                    raise _AbortedError from None
 
 
 class Pipeline:
@@ -178,7 +179,7 @@ class Pipeline:
         self.last_timings: StepTimings | None = None
 
     # ------------------------------------------------------------ training
-    def step(self, x: Tensor, target: Tensor) -> float:
+    def step(self, x: Tensor, target: Tensor) -> float:  # noqa: C901  (checks, run, restore on failure)
         """Forward and backward of one batch through the pipeline, micro-batch by
         micro-batch as the schedule says (then ``optimizer.step()``, if given).
 
@@ -236,7 +237,8 @@ class Pipeline:
     def __call__(self, x: Tensor) -> Tensor:
         """Inference: the output for ``x`` (on the last stage's device), computed through
         the pipeline without recording a graph. A batch smaller than ``chunks`` uses one
-        micro-batch per sample."""
+        micro-batch per sample.
+        """
         sizes = self._sizes(len(x), strict=False)
         with no_grad():
             run = self._run(
@@ -254,7 +256,8 @@ class Pipeline:
         training: bool,
     ) -> _Run:
         """Give each stage thread its row of ``actions``; wait for all; raise the first
-        failure naming its stage and device."""
+        failure naming its stage and device.
+        """
         run = _Run(len(self.stages))
         if not self._threads:
             raise RuntimeError("this Pipeline was closed; build a new one")
@@ -267,7 +270,9 @@ class Pipeline:
         failures = [(s, f.exception()) for s, f in enumerate(futures)]
         self.last_timeline = sorted((e for row in run.events for e in row), key=lambda e: e.start)
         real = [
-            (s, exc) for s, exc in failures if exc is not None and not isinstance(exc, _Aborted)
+            (s, exc)
+            for s, exc in failures
+            if exc is not None and not isinstance(exc, _AbortedError)
         ]
         if real:
             s, exc = real[0]
@@ -407,7 +412,8 @@ class Pipeline:
 
     def peak_in_flight(self) -> list[int]:
         """Per stage, the most micro-batches held at once in the latest call (forward
-        done, backward not yet): 1F1B keeps at most ``p - s``, GPipe all ``m``."""
+        done, backward not yet): 1F1B keeps at most ``p - s``, GPipe all ``m``.
+        """
         return [
             peak_in_flight(
                 sorted((e for e in self.last_timeline if e.stage == s), key=lambda e: e.end)
@@ -470,7 +476,8 @@ def _send(array: Any, src: Device, dst: Device) -> Any:
     """``array`` on the neighbouring stage's device (a counted copy), or itself on the
     same one. On a GPU the sender waits for its queued work (and the copy) to finish, so
     the receiver never reads an array still being written, and the timeline holds the
-    real compute time rather than the time to queue it."""
+    real compute time rather than the time to queue it.
+    """
     moved = array if src is dst else move_array(array, src, dst)
     if src.type != "cpu":
         src.backend.synchronize(src)

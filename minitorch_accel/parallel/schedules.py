@@ -25,7 +25,8 @@ from typing import Any
 @dataclass(frozen=True)
 class Action:
     """One thing a stage does: the forward (``"F"``) or backward (``"B"``) pass of a
-    micro-batch."""
+    micro-batch.
+    """
 
     stage: int
     microbatch: int
@@ -104,7 +105,8 @@ def theoretical_bubble(stages: int, microbatches: int) -> float:
 
 def bubble_fraction(timeline: Sequence[TimelineEvent], stages: int) -> float:
     """The measured idle share: ``1 - busy / (stages * span)``, where ``span`` runs from
-    the first action's start to the last one's end and ``busy`` sums every action."""
+    the first action's start to the last one's end and ``busy`` sums every action.
+    """
     if not timeline:
         return 0.0
     span = max(e.end for e in timeline) - min(e.start for e in timeline)
@@ -180,7 +182,8 @@ def draw_timeline(
 ) -> None:
     """Draw ``timeline`` on the matplotlib axes ``ax`` as a Gantt chart: one row per stage
     (``labels`` top to bottom), a bar per action labelled with its micro-batch, times
-    multiplied by ``unit`` (1e3: milliseconds)."""
+    multiplied by ``unit`` (1e3: milliseconds).
+    """
     from matplotlib.patches import Patch
 
     p = len(labels)

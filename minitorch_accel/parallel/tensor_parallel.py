@@ -155,7 +155,8 @@ class ColumnParallelLinear(Module):
 
     def forward(self, input: Tensor) -> Tensor | list[Tensor]:
         """Broadcast ``input`` to every device, each computes its output slice, then the
-        slices are gathered (or returned as a list)."""
+        slices are gathered (or returned as a list).
+        """
         parts = [shard(input.to(d)) for shard, d in zip(self.shards, self.devices, strict=True)]
         if not self.gather_output:
             return parts
@@ -242,7 +243,8 @@ class RowParallelLinear(Module):
 
     def forward(self, input: Tensor | Sequence[Tensor]) -> Tensor:
         """Each device multiplies its input slice by its weight columns; the partial sums
-        are added on ``output_device`` (all-reduce), then the bias."""
+        are added on ``output_device`` (all-reduce), then the bias.
+        """
         if self.input_is_parallel:
             if isinstance(input, Tensor) or len(input) != len(self.devices):
                 raise ValueError(

@@ -96,7 +96,8 @@ class StepTimings:
         cls, phases: dict[str, float], start: float, moved_before: dict[str, int]
     ) -> StepTimings:
         """The timings of a step without towers (a pipeline, model or tensor parallel step)
-        that began at ``start``; phases not in ``phases`` are zero."""
+        that began at ``start``; phases not in ``phases`` are zero.
+        """
         after = transfer_stats.as_dict()
         return cls(
             phases={name: phases.get(name, 0.0) for name in PHASES},
