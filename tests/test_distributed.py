@@ -21,7 +21,10 @@ ROOT = Path(__file__).parent.parent
 
 def _mpiexec() -> str:
     pytest.importorskip("mpi4py", reason="mpi4py is not installed (pip install '.[dist]')")
-    candidates: list[Path | str | None] = [Path(sys.executable).parent / "mpiexec", shutil.which("mpiexec")]
+    candidates: list[Path | str | None] = [
+        Path(sys.executable).parent / "mpiexec",
+        shutil.which("mpiexec"),
+    ]
     for c in candidates:
         if c and Path(c).exists():
             return str(c)
