@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -127,6 +128,46 @@ def test_a_failing_rank_ends_every_rank(
     # Bounded: MPI_Abort ends the job at once; failing that, the collective deadline
     # (20 s here) does. The margin covers starting Python twice on a loaded machine.
     assert elapsed < 90
+
+
+def _run_bounded(
+    n: int, script: str, *args: str, bound: float = 30, env_extra: dict[str, str] | None = None
+) -> tuple[subprocess.CompletedProcess[str], float]:
+    """Run ``script`` on ``n`` ranks; kill the whole process group if it outlives
+    ``bound`` seconds (so that a hang fails the test instead of hanging it)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1", **(env_extra or {}))
+    command = [_mpiexec(), "-n", str(n), sys.executable, str(HERE / script), *args]
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate(timeout=bound)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        pytest.fail(f"the MPI job still ran after {bound:g} s:\n{err[-3000:]}")
+    return subprocess.CompletedProcess(command, proc.returncode, out, err), time.monotonic() - start
+
+
+@pytest.mark.parametrize("mode", ["hang", "raise"])
+def test_an_unwritable_abort_log_still_aborts_the_job(mode: str, tmp_path: Path) -> None:
+    # The log's folder does not exist: opening it fails. The abort must happen anyway
+    # (it used to kill the watchdog thread, and a hung rank then hung the job forever).
+    log = tmp_path / "missing-folder" / "abort.log"
+    env = {"MINITORCH_ACCEL_ABORT_LOG": str(log)}
+    proc, elapsed = _run_bounded(2, "failure.py", mode, "3", env_extra=env)
+    assert proc.returncode != 0
+    assert elapsed < 30
+    assert "rank 0 finished" not in proc.stdout
+    expected = "did not finish within 3 s" if mode == "hang" else "boom on rank 1"
+    assert expected in proc.stderr
+    assert "could not write MINITORCH_ACCEL_ABORT_LOG" in proc.stderr
 
 
 @pytest.mark.parametrize("first, second", [(2, 3), (3, 2)])
