@@ -170,6 +170,28 @@ def test_an_unwritable_abort_log_still_aborts_the_job(mode: str, tmp_path: Path)
     assert "could not write MINITORCH_ACCEL_ABORT_LOG" in proc.stderr
 
 
+@pytest.mark.parametrize("mode", ["trainer", "broadcast", "allreduce"])
+def test_ranks_with_different_models_are_refused(mode: str, tmp_path: Path) -> None:
+    # Same total size (23 numbers), 4 tensors on rank 0 and 6 on rank 1: flat buffers of
+    # equal length used to be averaged without any error.
+    proc, elapsed = _run_bounded(2, "mismatch.py", mode, str(tmp_path / "out.json"))
+    assert proc.returncode != 0
+    assert elapsed < 30
+    assert "finished" not in proc.stdout
+    assert "the ranks' models differ" in proc.stderr
+    assert "parameter '0.weight' is float32 (3, 4) on rank 0 but float32 (1, 4) on rank 1" in (
+        proc.stderr
+    )
+
+
+def test_the_model_check_runs_once_per_model(tmp_path: Path) -> None:
+    out = tmp_path / "out.json"
+    proc, _ = _run_bounded(2, "mismatch.py", "same", str(out))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    # construction checks once; five steps and five allreduce_gradients reuse it
+    assert json.loads(out.read_text()) == {"fingerprint_collectives": 1}
+
+
 @pytest.mark.parametrize("first, second", [(2, 3), (3, 2)])
 def test_checkpoint_by_rank_0_resumes_on_another_world_size(
     first: int, second: int, tmp_path: Path
@@ -183,3 +205,23 @@ def test_checkpoint_by_rank_0_resumes_on_another_world_size(
     result = json.loads(out.read_text())
     assert result["size"] == second
     assert result["param_diff"] < 1e-10
+
+
+def test_first_difference_names_the_tensor_and_the_ranks() -> None:
+    from minitorch_accel import nn
+    from minitorch_accel.distributed.fingerprint import describe, first_difference
+
+    four = describe(nn.Sequential(nn.Linear(4, 3), nn.Linear(3, 2)))
+    six = describe(nn.Sequential(nn.Linear(4, 3), nn.Linear(3, 2), nn.Linear(2, 2)))
+    assert first_difference(four, six, 0, 1) == (
+        "rank 0 has 4 tensors and rank 1 has 6; the first one only rank 1 has is "
+        "parameter '2.weight'"
+    )
+    double = describe(nn.Linear(3, 2).to(dtype="float64"))
+    assert first_difference(describe(nn.Linear(3, 2)), double, 0, 3) == (
+        "parameter 'weight' is float32 (2, 3) on rank 0 but float64 (2, 3) on rank 3"
+    )
+    renamed = [("buffer 'w'", (2, 3), "float32")] + double[1:]
+    assert first_difference(double, renamed, 1, 0).startswith(
+        "rank 1 has parameter 'weight' where rank 0 has buffer 'w'"
+    )

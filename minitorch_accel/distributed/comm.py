@@ -186,3 +186,10 @@ def broadcast_object(obj: T, root: int = 0) -> T:
     """A small picklable Python object from ``root`` to every rank."""
     comm = _comm()
     return guarded("broadcast_object", lambda: comm.bcast(obj, root=root))  # type: ignore[no-any-return]
+
+
+def allgather_object(obj: T) -> list[T]:
+    """A small picklable Python object from every rank, as a list indexed by rank."""
+    comm = _comm()
+    gathered: list[T] = guarded("allgather_object", lambda: comm.allgather(obj))
+    return gathered

@@ -9,6 +9,7 @@ from typing import Any
 from ..backends import Device, DeviceLike
 from ..tensor import Tensor
 from . import comm
+from .fingerprint import check_same_model
 from .sync import allreduce_flat, broadcast_parameters, pack_gradients, unpack_gradients
 
 
@@ -23,7 +24,9 @@ class DistributedTrainer:
     Parameters
     ----------
     model : Module
-        Identical on every rank after construction (rank 0's values are broadcast).
+        The same architecture on every rank (names, shapes and dtypes are compared
+        once, and a difference raises ``ValueError`` naming it); identical values after
+        construction (rank 0's are broadcast).
     loss_fn : callable
         ``loss_fn(outputs, targets) -> scalar Tensor``, a mean over the batch.
     optimizer : Optimizer
@@ -47,6 +50,7 @@ class DistributedTrainer:
 
     def step(self, inputs: Tensor, targets: Tensor) -> float:
         """Forward, backward, all-reduce, update; returns the mean loss over all ranks."""
+        check_same_model(self.model)  # cached: a collective only if the model changed
         local = int(inputs.shape[0])
         self.model.train()
         self.optimizer.zero_grad()
