@@ -155,6 +155,12 @@ def test_ctrl_c_then_resume_matches_uninterrupted(
         (["--epochs", "0"], r"argument --epochs: must be >= 1, got 0"),
         (["--batch-size", "x"], r"argument --batch-size: expected an integer, got 'x'"),
         (["--lr", "-0.1"], r"argument --lr: must be > 0, got -0.1"),
+        (["--lr", "inf"], r"argument --lr: must be a finite number, got inf"),
+        (["--lr", "nan"], r"argument --lr: must be a finite number, got nan"),
+        (["--seed", "-1"], r"argument --seed: must be in \[0, 4294967295\], got -1"),
+        (["--seed", "1.5"], r"argument --seed: expected an integer, got '1.5'"),
+        (["--limit", "0"], r"argument --limit: must be >= 1, got 0"),
+        (["--on-nonfinite", "skip"], r"argument --on-nonfinite: invalid choice: 'skip'"),
         (["--dataset", "cifar"], r"argument --dataset: invalid choice: 'cifar'"),
         (["--optimizer", "rmsprop"], r"argument --optimizer: invalid choice: 'rmsprop'"),
         (["--device", "tpu:x"], r"error: --device tpu:x: invalid device 'tpu:x'"),
@@ -166,6 +172,18 @@ def test_argument_errors(argv: list[str], message: str, capsys: pytest.CaptureFi
     err = capsys.readouterr().err
     assert re.search(message, err), err
     assert "usage:" in err
+
+
+def test_a_diverging_run_exits_non_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A huge (finite) learning rate: the weights overflow, the second step's loss is NaN.
+    ckpt = tmp_path / "run.npz"
+    argv = [*QUICK, "--optimizer", "sgd", "--lr", "1e30", "--checkpoint", str(ckpt)]
+    with pytest.warns(RuntimeWarning):  # NumPy's overflow warnings
+        assert main(argv) == cli.EXIT_DIVERGED == 3
+    err = capsys.readouterr().err
+    assert "error: fit: the loss at epoch 1/2, batch 2/4 (step 2 of the run) is nan" in err
+    assert "smaller learning rate" in err and "No checkpoint was written" in err
+    assert not ckpt.exists()
 
 
 def test_resume_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

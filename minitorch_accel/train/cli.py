@@ -17,6 +17,7 @@ an uninterrupted run.
 from __future__ import annotations
 
 import argparse
+import math
 import statistics
 import sys
 import time
@@ -30,6 +31,10 @@ __all__ = ["build_parser", "format_summary", "main"]
 DEFAULT_PROG = "python -m minitorch_accel train"
 #: Exit status after Ctrl-C, as shells report a process stopped by SIGINT.
 EXIT_INTERRUPTED = 130
+#: Exit status when training diverged (a NaN or infinite loss).
+EXIT_DIVERGED = 3
+#: The largest --seed (NumPy seeds are 32-bit).
+MAX_SEED = 2**32 - 1
 #: Options whose value is stored in checkpoints and must not change on --resume.
 RUN_OPTIONS = ("dataset", "epochs", "batch_size", "lr", "optimizer", "seed", "amp", "limit")
 
@@ -49,8 +54,20 @@ def _positive_float(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text}")
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"must be in [0, {MAX_SEED}], got {value}")
     return value
 
 
@@ -82,7 +99,7 @@ def build_parser(prog: str = DEFAULT_PROG) -> argparse.ArgumentParser:
         choices=["sgd", "adam"],
         help="adam (default), or sgd with Nesterov momentum 0.9",
     )
-    p.add_argument("--seed", type=int, help=f"weights and shuffling (default {defaults.seed})")
+    p.add_argument("--seed", type=_seed, help=f"weights and shuffling (default {defaults.seed})")
     p.add_argument(
         "--limit",
         type=_positive_int,
@@ -97,6 +114,13 @@ def build_parser(prog: str = DEFAULT_PROG) -> argparse.ArgumentParser:
         action="store_true",
         default=None,
         help="mixed precision (float16 compute, float32 weights)",
+    )
+    p.add_argument(
+        "--on-nonfinite",
+        choices=["stop", "warn", "ignore"],
+        default="stop",
+        help="at a NaN or infinite loss: stop (default, exit status 3, the checkpoint keeps "
+        "the last finite state), warn and go on, or ignore",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bars, only the summary")
     return p
@@ -180,7 +204,7 @@ def _describe(config: RunConfig, parts: dict[str, Any], device: Any) -> str:
 
 def _run(args: argparse.Namespace, prog: str, start: float) -> int:
     from .checkpoint import load_checkpoint
-    from .loop import fit
+    from .loop import NonFiniteLossError
 
     device = _check_device(args.device)
     ckpt = None
@@ -208,7 +232,26 @@ def _run(args: argparse.Namespace, prog: str, start: float) -> int:
     if not args.quiet:
         print(_describe(config, parts, device), flush=True)
     checkpoint = args.checkpoint or args.resume
-    history = fit(
+    try:
+        history = _fit(args, prog, config, parts, device, ckpt, checkpoint)
+    except NonFiniteLossError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr, flush=True)
+        return EXIT_DIVERGED
+    return _after_fit(args, config, history, device, prog, start)
+
+
+def _fit(
+    args: argparse.Namespace,
+    prog: str,
+    config: RunConfig,
+    parts: dict[str, Any],
+    device: Any,
+    ckpt: Any,
+    checkpoint: str | None,
+) -> History:
+    from .loop import fit
+
+    return fit(
         parts["model"],
         parts["loader"],
         parts["optimizer"],
@@ -224,7 +267,18 @@ def _run(args: argparse.Namespace, prog: str, start: float) -> int:
         resume_command=f"{prog} --resume {{path}}",
         metadata={"config": config.to_dict()},
         amp=config.amp,
+        on_nonfinite=args.on_nonfinite,
     )
+
+
+def _after_fit(
+    args: argparse.Namespace,
+    config: RunConfig,
+    history: History,
+    device: Any,
+    prog: str,
+    start: float,
+) -> int:
     if args.plot and len(history):
         from .plot import plot_history
 
@@ -236,6 +290,9 @@ def _run(args: argparse.Namespace, prog: str, start: float) -> int:
             print(f"curves written to {path}")
     if len(history) < config.epochs:
         return EXIT_INTERRUPTED
+    if not math.isfinite(history.train_loss[-1]):
+        print(f"{prog}: error: the final training loss is not finite", file=sys.stderr)
+        return EXIT_DIVERGED
     print(format_summary(_summary_row(history, device, config, start)), flush=True)
     return 0
 
@@ -266,7 +323,8 @@ def main(argv: list[str] | None = None, prog: str = DEFAULT_PROG) -> int:
     -------
     int
         0 on success, 1 when data cannot be found or a file cannot be written, 2 for a
-        bad command line, 130 when training was interrupted (a checkpoint was saved).
+        bad command line, 3 when training diverged (a NaN or infinite loss), 130 when
+        training was interrupted (a checkpoint was saved).
     """
     start = time.perf_counter()
     parser = build_parser(prog)

@@ -20,6 +20,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
 from typing import Any
 
 from ..autograd import no_grad
@@ -29,9 +30,17 @@ from .callbacks import Callback, bind
 from .checkpoint import TrainingState, load_checkpoint
 from .history import History
 from .interrupt import InterruptGuard
-from .runner import EpochRunner, LossFn, count_correct, synchronize, to_device
+from .runner import (
+    NONFINITE_CHOICES,
+    EpochRunner,
+    LossFn,
+    NonFiniteLoss,
+    count_correct,
+    synchronize,
+    to_device,
+)
 
-__all__ = ["evaluate", "fit"]
+__all__ = ["NonFiniteLossError", "evaluate", "fit"]
 
 PathLike = str | os.PathLike[str]
 
@@ -105,6 +114,74 @@ def evaluate(
     }
 
 
+class NonFiniteLossError(FloatingPointError):
+    """:func:`fit` stopped because the loss became NaN or infinite (the run diverged).
+
+    Raised before the bad batch updates anything; no checkpoint with non-finite values
+    is written, so the checkpoint file (if any) holds the last finite state.
+
+    Attributes
+    ----------
+    loss : float
+        The non-finite value.
+    epoch, batch : int
+        Where it happened (0-based: epochs completed, batches completed in the epoch).
+    history : History
+        The epochs completed before it.
+    checkpoint : pathlib.Path or None
+        The last checkpoint written (with finite values), if any.
+
+    Examples
+    --------
+    >>> issubclass(NonFiniteLossError, FloatingPointError)
+    True
+    """
+
+    def __init__(
+        self,
+        message: str,
+        loss: float,
+        epoch: int,
+        batch: int,
+        history: History,
+        checkpoint: Path | None,
+    ) -> None:
+        super().__init__(message)
+        self.loss, self.epoch, self.batch = loss, epoch, batch
+        self.history, self.checkpoint = history, checkpoint
+
+
+_ADVICE = (
+    "Try a smaller learning rate (a tenth of this one), gradient clipping "
+    "(optim.clip_grad_norm_), or check the inputs for NaN or infinite values"
+)
+
+
+def _all_finite(model: Any) -> bool:
+    """Whether every parameter of ``model`` is finite (one sync per parameter)."""
+    return all(bool(p.xp.isfinite(p.array).all()) for p in model.parameters())
+
+
+def _diverged(
+    where: str, value: float, state: TrainingState, saved: Path | None, checkpoint: Any
+) -> NonFiniteLossError:
+    if saved is not None:
+        kept = f"The last checkpoint with finite values is {os.fspath(saved)}."
+    elif checkpoint is not None and os.path.exists(checkpoint):
+        kept = f"The checkpoint {os.fspath(checkpoint)} was left as it was."
+    else:
+        kept = "No checkpoint was written."
+    return NonFiniteLossError(
+        f"fit: {where} is {value}: training diverged and was stopped. {kept} "
+        f"{_ADVICE}; or pass on_nonfinite='warn' (--on-nonfinite warn) to go on regardless.",
+        value,
+        state.epoch,
+        state.batch,
+        state.history,
+        saved,
+    )
+
+
 def _amp_tools(device: Device) -> tuple[Callable[[], AbstractContextManager[Any]], Any]:
     """``(autocast_factory, scaler)`` from :mod:`minitorch_accel.amp`, or a clear error."""
     amp_module: Any = None
@@ -150,6 +227,7 @@ def fit(
     resume_command: str | None = None,
     metadata: Mapping[str, Any] | None = None,
     amp: bool = False,
+    on_nonfinite: str = "stop",
 ) -> History:
     """Train ``model`` for ``epochs`` epochs over ``loader``; return the per-epoch history.
 
@@ -211,6 +289,13 @@ def fit(
     amp : bool, default False
         Mixed precision through :mod:`minitorch_accel.amp` (autocast + GradScaler);
         a ``RuntimeError`` says so when that module is not available.
+    on_nonfinite : {"stop", "warn", "ignore"}, default "stop"
+        What to do when a batch's loss is NaN or infinite. ``"stop"`` raises
+        :class:`NonFiniteLossError` before that batch updates anything, and never
+        writes a checkpoint whose parameters are not finite, so the checkpoint file
+        keeps the last finite state. ``"warn"`` warns once and goes on; ``"ignore"``
+        goes on silently and skips the check (which reads the loss every step: one
+        device synchronization per step on a GPU).
 
     Returns
     -------
@@ -220,8 +305,12 @@ def fit(
     Raises
     ------
     ValueError
-        For ``epochs < 0``, a bad ``scheduler_interval``, batches that are not
-        ``(inputs, targets)``, an empty loader, or a checkpoint that does not fit.
+        For ``epochs < 0``, a bad ``scheduler_interval`` or ``on_nonfinite``, batches
+        that are not ``(inputs, targets)``, an empty loader, or a checkpoint that does
+        not fit.
+    NonFiniteLossError
+        With ``on_nonfinite="stop"``, when the loss (or, at a checkpoint, a parameter)
+        is NaN or infinite; the message names the step and what to try.
 
     Notes
     -----
@@ -246,6 +335,11 @@ def fit(
     if scheduler_interval not in ("batch", "epoch"):
         raise ValueError(
             f"fit: scheduler_interval must be 'batch' or 'epoch', got {scheduler_interval!r}"
+        )
+    if on_nonfinite not in NONFINITE_CHOICES:
+        raise ValueError(
+            f"fit: on_nonfinite must be one of {', '.join(map(repr, NONFINITE_CHOICES))}, "
+            f"got {on_nonfinite!r}"
         )
     dev = Device(device)
     if hasattr(model, "to"):
@@ -272,9 +366,17 @@ def fit(
         state.epoch = max(int(start_epoch), after)
     listed = bind(callbacks, state, int(epochs))
     run = EpochRunner(
-        state, loss_fn, int(epochs), progress, scheduler_interval, autocast, listed.wants_batch_logs
+        state,
+        loss_fn,
+        int(epochs),
+        progress,
+        scheduler_interval,
+        autocast,
+        listed.wants_batch_logs,
+        on_nonfinite,
     )
     save_to = interrupt_checkpoint if interrupt_checkpoint is not None else checkpoint
+    saved: Path | None = None  # the last checkpoint written, all finite
     listed.on_train_begin({})
     with InterruptGuard() as guard:
         try:
@@ -288,10 +390,16 @@ def fit(
                     val = evaluate(model, val_loader, loss_fn, dev)
                 logs = run.end_epoch(val)
                 if checkpoint is not None:
-                    state.save(checkpoint)
+                    if on_nonfinite == "stop" and not _all_finite(state.model):
+                        where = f"a parameter after epoch {state.epoch}"
+                        raise _diverged(where, math.nan, state, saved, checkpoint)
+                    saved = state.save(checkpoint)
                 listed.on_epoch_end(state.epoch - 1, logs)
                 if guard.requested:
                     raise KeyboardInterrupt
+        except NonFiniteLoss as exc:
+            where = f"the loss at {run.position()}"
+            raise _diverged(where, exc.loss, state, saved, checkpoint) from None
         except KeyboardInterrupt:
             if guard.aborted or not run.consistent:
                 raise  # stopped in the middle of an update: nothing safe to save
