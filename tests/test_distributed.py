@@ -192,6 +192,28 @@ def test_the_model_check_runs_once_per_model(tmp_path: Path) -> None:
     assert json.loads(out.read_text()) == {"fingerprint_collectives": 1}
 
 
+def test_sigterm_on_one_rank_stops_every_rank_at_the_same_step(tmp_path: Path) -> None:
+    full, ckpt, resumed = tmp_path / "full.npz", tmp_path / "stop.ckpt", tmp_path / "resumed.npz"
+    proc, _ = _run_bounded(2, "sigterm.py", "full", str(full))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    # Rank 1 alone receives SIGTERM after step 3; it used to die with no checkpoint.
+    proc, elapsed = _run_bounded(2, "sigterm.py", "stop", str(ckpt))
+    assert proc.returncode == 143, proc.stderr[-3000:]
+    assert elapsed < 30
+    assert "[rank 1] SIGTERM: every rank stops after the next step" in proc.stderr
+    assert "Training stopped by SIGTERM after step 4 on every rank" in proc.stderr
+    assert f"Resume with: mpiexec -n 2 python sigterm.py resume {ckpt}" in proc.stderr
+    from minitorch_accel.serialization import load
+
+    assert int(load(ckpt)["step"]) == 4
+    proc, _ = _run_bounded(2, "sigterm.py", "resume", str(ckpt), str(resumed))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    with np.load(full) as a, np.load(resumed) as b:
+        assert a.files == b.files
+        for name in a.files:
+            np.testing.assert_array_equal(a[name], b[name])
+
+
 @pytest.mark.parametrize("first, second", [(2, 3), (3, 2)])
 def test_checkpoint_by_rank_0_resumes_on_another_world_size(
     first: int, second: int, tmp_path: Path

@@ -238,3 +238,47 @@ def test_format_summary() -> None:
         "12.3",
     ]
     assert len({len(line) for line in lines}) == 1  # the columns line up
+
+
+# A child process that runs the command line and sends itself SIGTERM in the middle of
+# epoch 2 (during the step of its batch 2), as a scheduler preempting the job would.
+SIGTERM_DRIVER = """
+import os, signal, sys
+from minitorch_accel.train.cli import main
+from minitorch_accel.train.runner import EpochRunner
+step, calls = EpochRunner.step, [0]
+def step_then_sigterm(self, x, y):
+    loss = step(self, x, y)
+    calls[0] += 1
+    if calls[0] == 6:
+        os.kill(os.getpid(), signal.SIGTERM)
+    return loss
+EpochRunner.step = step_then_sigterm
+sys.exit(main(sys.argv[1:], prog="mnist"))
+"""
+
+
+def test_sigterm_then_resume_matches_uninterrupted(tmp_path: Path) -> None:
+    full = tmp_path / "full.npz"
+    assert main([*QUICK, "--checkpoint", str(full)]) == 0
+    part = tmp_path / "part.npz"
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    done = subprocess.run(
+        [sys.executable, "-c", SIGTERM_DRIVER, *QUICK, "--checkpoint", str(part)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    # It used to die at once with status 143, no checkpoint and no message.
+    assert done.returncode == cli.EXIT_TERMINATED == 143, done.stderr
+    assert "SIGTERM: stopping after this batch to save a checkpoint" in done.stderr
+    assert "after batch 2/4 by SIGTERM; checkpoint saved to" in done.stderr
+    assert f"Resume with: mnist --resume {part}" in done.stderr
+    assert (load_checkpoint(part)["epoch"], load_checkpoint(part)["batch"]) == (1, 2)
+
+    assert main(["--resume", str(part), "--quiet"]) == 0
+    resumed, reference = load_checkpoint(part), load_checkpoint(full)
+    assert resumed["history"].train_loss == reference["history"].train_loss
+    for key, value in params_of(full).items():
+        np.testing.assert_array_equal(params_of(part)[key], value)

@@ -576,3 +576,20 @@ def test_nonfinite_warn_and_ignore_go_on(mnist: tuple[Any, Any]) -> None:
     assert len(history) == 3 and math.isnan(history.train_loss[-1])
     with pytest.raises(ValueError, match="on_nonfinite must be one of 'stop', 'warn', 'ignore'"):
         plain_fit(mnist, SetLr(0, None, 1.0), on_nonfinite="skip")
+
+
+def test_sigterm_saves_then_exits_143(
+    mnist: tuple[Any, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from minitorch_accel.train.interrupt import Terminated
+
+    setup = Setup(mnist, epochs=2)
+    sigterm = StopAt(0, 3, action=lambda: signal.raise_signal(signal.SIGTERM))
+    with pytest.raises(Terminated) as caught:
+        setup.fit(callbacks=[sigterm], checkpoint=tmp_path / "c.npz")
+    assert caught.value.code == 143
+    err = capsys.readouterr().err
+    assert "SIGTERM: stopping after this batch" in err
+    assert "after batch 4/20 by SIGTERM; checkpoint saved to" in err
+    assert load_checkpoint(tmp_path / "c.npz")["batch"] == 4
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # restored

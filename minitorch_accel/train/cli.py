@@ -9,7 +9,8 @@ different devices::
     python examples/mnist_cnn.py --dataset fashion --epochs 3 --checkpoint run.npz
     python examples/mnist_cnn.py --resume run.npz      # continue a stopped run
 
-Ctrl-C stops after the current batch and saves a checkpoint; ``--resume`` continues
+Ctrl-C or SIGTERM stops after the current batch and saves a checkpoint (exit status
+130 or 143); ``--resume`` continues
 it with the settings stored inside, and on the CPU ends with exactly the numbers of
 an uninterrupted run.
 """
@@ -31,6 +32,8 @@ __all__ = ["build_parser", "format_summary", "main"]
 DEFAULT_PROG = "python -m minitorch_accel train"
 #: Exit status after Ctrl-C, as shells report a process stopped by SIGINT.
 EXIT_INTERRUPTED = 130
+#: Exit status after SIGTERM (a checkpoint was saved), as shells report it.
+EXIT_TERMINATED = 143
 #: Exit status when training diverged (a NaN or infinite loss).
 EXIT_DIVERGED = 3
 #: The largest --seed (NumPy seeds are 32-bit).
@@ -204,6 +207,7 @@ def _describe(config: RunConfig, parts: dict[str, Any], device: Any) -> str:
 
 def _run(args: argparse.Namespace, prog: str, start: float) -> int:
     from .checkpoint import load_checkpoint
+    from .interrupt import Terminated
     from .loop import NonFiniteLossError
 
     device = _check_device(args.device)
@@ -237,6 +241,8 @@ def _run(args: argparse.Namespace, prog: str, start: float) -> int:
     except NonFiniteLossError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr, flush=True)
         return EXIT_DIVERGED
+    except Terminated:
+        return EXIT_TERMINATED
     return _after_fit(args, config, history, device, prog, start)
 
 
@@ -324,7 +330,7 @@ def main(argv: list[str] | None = None, prog: str = DEFAULT_PROG) -> int:
     int
         0 on success, 1 when data cannot be found or a file cannot be written, 2 for a
         bad command line, 3 when training diverged (a NaN or infinite loss), 130 when
-        training was interrupted (a checkpoint was saved).
+        training was interrupted by Ctrl-C, 143 by SIGTERM (a checkpoint was saved).
     """
     start = time.perf_counter()
     parser = build_parser(prog)

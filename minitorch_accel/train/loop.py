@@ -29,7 +29,7 @@ from ..tensor import Tensor
 from .callbacks import Callback, bind
 from .checkpoint import TrainingState, load_checkpoint
 from .history import History
-from .interrupt import InterruptGuard
+from .interrupt import InterruptGuard, Terminated
 from .runner import (
     NONFINITE_CHOICES,
     EpochRunner,
@@ -317,7 +317,10 @@ def fit(
     **Stopping.** Ctrl-C (or ``KeyboardInterrupt`` raised by a callback) stops
     training at the end of the current batch, writes a checkpoint to
     ``interrupt_checkpoint`` (or ``checkpoint``), prints how to resume and returns
-    the history so far. A second Ctrl-C aborts at once.
+    the history so far. A second Ctrl-C aborts at once. SIGTERM (what Slurm and
+    Kubernetes send before preempting a job) does the same, then raises
+    :class:`~minitorch_accel.train.interrupt.Terminated` (a ``SystemExit`` with
+    status 143) so that the program ends as the scheduler expects.
 
     Examples
     --------
@@ -403,15 +406,23 @@ def fit(
         except KeyboardInterrupt:
             if guard.aborted or not run.consistent:
                 raise  # stopped in the middle of an update: nothing safe to save
-            _report_interrupt(state, int(epochs), save_to, resume_command)
+            _report_interrupt(state, int(epochs), save_to, resume_command, guard.signal_name)
+            if guard.terminated:
+                raise Terminated from None
     listed.on_train_end(state.history.last() if len(state.history) else {})
     return state.history
 
 
 def _report_interrupt(
-    state: TrainingState, epochs: int, path: PathLike | None, resume_command: str | None
+    state: TrainingState,
+    epochs: int,
+    path: PathLike | None,
+    resume_command: str | None,
+    signal_name: str | None = None,
 ) -> None:
     where = _position_text(state, epochs)
+    if signal_name == "SIGTERM":
+        where += " by SIGTERM"
     if path is None:
         print(
             f"Training interrupted {where}; no checkpoint path was given, nothing saved.",
