@@ -22,11 +22,9 @@ Examples
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
-import secrets
 import zipfile
 import zlib
 from collections import OrderedDict
@@ -35,6 +33,7 @@ from typing import Any, Union
 
 import numpy as np
 
+from .atomic_write import atomic_write
 from .backends import Device, DeviceLike
 from .backends.host_limits import check_host_allocation
 from .tensor import Tensor
@@ -144,40 +143,21 @@ def save(obj: Any, path: str | os.PathLike[str]) -> None:
     ValueError
         For a structure that contains itself.
     OSError
-        When the file cannot be written (the previous file, if any, is unchanged).
+        When the file cannot be written (the previous file, if any, is unchanged); the
+        message names ``path``.
+
+    Notes
+    -----
+    The temporary file (``.<name>.<hash>.<random>.tmp`` beside ``path``) of a save that
+    was killed is deleted by the next save to the same path.
     """
     encoder = _Encoder()
     root = encoder.encode(obj, "obj")
     meta = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "root": root}
     blob = np.frombuffer(json.dumps(meta, separators=(",", ":")).encode("utf-8"), np.uint8)
     entries: dict[str, Any] = {META_KEY: blob, **encoder.arrays}
-    target = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(target))
-    tmp = os.path.join(directory, f".{os.path.basename(target)}.{secrets.token_hex(6)}.tmp")
-    try:
-        with open(tmp, "xb") as f:
-            np.savez(f, **entries)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.remove(tmp)
-        raise
-    _sync_directory(directory)
-
-
-def _sync_directory(directory: str) -> None:
-    """Make the rename durable (POSIX); a no-op where directories cannot be opened."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        with contextlib.suppress(OSError):
-            os.fsync(fd)
-    finally:
-        os.close(fd)
+    with atomic_write(path) as f:
+        np.savez(f, **entries)
 
 
 # ---------------------------------------------------------------------- loading

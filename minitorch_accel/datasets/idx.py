@@ -18,14 +18,13 @@ from __future__ import annotations
 import gzip
 import math
 import os
-import tempfile
 import zlib
-from pathlib import Path
 from typing import Any, BinaryIO
 
 import numpy as np
 import numpy.typing as npt
 
+from ..atomic_write import atomic_write
 from ..backends.host_limits import check_host_allocation
 
 __all__ = ["IDX_DTYPES", "read_idx", "write_idx"]
@@ -220,14 +219,5 @@ def write_idx(
         compress = name.endswith(".gz")
     if compress:
         payload = gzip.compress(payload, mtime=0)
-    target = Path(name)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(payload)
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600; a data file is readable by all
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with atomic_write(name) as f:
+        f.write(payload)
