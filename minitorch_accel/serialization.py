@@ -240,6 +240,13 @@ class _Decoder:
                 if not isinstance(pair, list) or len(pair) != 2:
                     raise _Corrupt("malformed metadata (a dict item is not a key-value pair)")
                 key = self.decode(pair[0], where)
+                try:
+                    hash(key)
+                except TypeError:
+                    raise _Corrupt(
+                        f"a key of the dict at {where} is a {type(key).__name__}, which "
+                        "cannot be a dict key"
+                    ) from None
                 out[key] = self.decode(pair[1], f"{where}[{key!r}]")
             return out
         raise _Corrupt(f"malformed metadata (unknown node type {kind!r})")
@@ -357,6 +364,11 @@ def load(path: str | os.PathLike[str], map_location: MapLocation = None) -> Any:
                 )
             meta = _read_meta(npz[META_KEY])
             return _Decoder(npz, map_location).decode(meta["root"])
+    except RecursionError:
+        raise ValueError(
+            f"{name!r} is not a valid minitorch_accel checkpoint: its structure is nested "
+            "too deeply to be read"
+        ) from None
     except _Corrupt as exc:
         raise ValueError(f"{name!r} is not a valid minitorch_accel checkpoint: {exc}") from None
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, KeyError) as exc:

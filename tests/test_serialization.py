@@ -477,3 +477,28 @@ def test_save_errors_name_the_target(tmp_path: Path) -> None:
         save({"w": np.ones(2)}, target)
     message = str(caught.value)
     assert f"cannot write {str(target)!r}" in message and ".tmp" not in message
+
+
+def test_metadata_nested_5000_deep_is_a_clean_error(tmp_path: Path) -> None:
+    path = tmp_path / "deep.npz"
+    root = '{"t":"list","items":[' * 5000 + '{"t":"none"}' + "]}" * 5000  # text: json.dumps
+    text = f'{{"format":"{FORMAT_NAME}","version":{FORMAT_VERSION},"root":{root}}}'  # would recurse
+    with open(path, "wb") as f:
+        np.savez(f, **{META_KEY: np.frombuffer(text.encode(), np.uint8)})
+    with pytest.raises(ValueError, match="its structure is nested too deeply"):  # RecursionError
+        load(path)
+
+
+def test_a_list_as_a_dict_key_is_a_clean_error(tmp_path: Path) -> None:
+    path = tmp_path / "key.npz"
+    save({"w": 1}, path)
+    key = {"t": "list", "items": [{"t": "int", "v": 1}]}
+    root = {
+        "t": "dict",
+        "items": [[{"t": "str", "v": "model"}, {"t": "dict", "items": [[key, {"t": "none"}]]}]],
+    }
+    rewrite(path, lambda meta: meta.__setitem__("root", root))
+    with pytest.raises(
+        ValueError, match=r"a key of the dict at obj\['model'\] is a list"
+    ):  # TypeError
+        load(path)

@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from .history import History
@@ -182,6 +185,53 @@ def _config(args: argparse.Namespace, saved: dict[str, Any] | None) -> RunConfig
     return config
 
 
+def _check_saved_config(config: RunConfig, path: str) -> None:
+    """The settings read from a checkpoint pass the command line's own checks."""
+    checks: list[tuple[str, Any, Callable[[str], Any]]] = [
+        ("epochs", config.epochs, _positive_int),
+        ("batch_size", config.batch_size, _positive_int),
+        ("seed", config.seed, _seed),
+    ]
+    if config.lr is not None:
+        checks.append(("lr", config.lr, _positive_float))
+    if config.limit is not None:
+        checks.append(("limit", config.limit, _positive_int))
+    problems = []
+    for name, value, parse in checks:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            problems.append(f"{name} is {value!r}")
+            continue
+        try:
+            if parse(repr(value)) != value:
+                problems.append(f"{name} is {value!r}")
+        except argparse.ArgumentTypeError as exc:
+            problems.append(f"{name} {exc}")
+    if config.dataset not in DATASETS:
+        problems.append(f"dataset is {config.dataset!r}")
+    if config.optimizer not in DEFAULT_LR:
+        problems.append(f"optimizer is {config.optimizer!r}")
+    if not isinstance(config.amp, bool):
+        problems.append(f"amp is {config.amp!r}")
+    if problems:
+        raise InputError(
+            f"--resume {path}: the checkpoint's settings are invalid: " + "; ".join(problems)
+        )
+
+
+def _check_writable(flag: str, path: str) -> None:
+    """Fail before training when ``path`` cannot be written (its folder may be created)."""
+    target = Path(path)
+    if target.is_dir():
+        raise UsageError(f"{flag} {path}: is a folder; give a file name")
+    folder = target.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise UsageError(f"{flag} {path}: {folder} is not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UsageError(f"{flag} {path}: the folder {folder} is not writable")
+
+
 def _check_device(name: str) -> Any:
     from ..backends import Device
 
@@ -206,7 +256,7 @@ def _describe(config: RunConfig, parts: dict[str, Any], device: Any) -> str:
 
 
 def _run(args: argparse.Namespace, prog: str, start: float) -> int:
-    from .checkpoint import load_checkpoint
+    from .checkpoint import ResumeError, load_checkpoint
     from .interrupt import Terminated
     from .loop import NonFiniteLossError
 
@@ -220,7 +270,21 @@ def _run(args: argparse.Namespace, prog: str, start: float) -> int:
     saved = None if ckpt is None else ckpt["metadata"].get("config")
     if ckpt is not None and saved is None:
         raise UsageError(f"--resume {args.resume}: the checkpoint holds no command-line settings")
+    if saved is not None and not isinstance(saved, dict):
+        raise InputError(f"--resume {args.resume}: its settings are a {type(saved).__name__}")
     config = _config(args, saved)
+    if saved is not None:
+        _check_saved_config(config, args.resume)
+    for flag, path in (("--checkpoint", args.checkpoint), ("--plot", args.plot)):
+        if path:
+            _check_writable(flag, path)
+    if args.plot:
+        from .plot import _figure_class
+
+        try:
+            _figure_class()
+        except ImportError as exc:
+            raise UsageError(f"--plot: {exc}") from exc
     if config.amp and not _amp_available():
         raise UsageError(
             "--amp: mixed precision is not available yet in this version "
@@ -243,6 +307,8 @@ def _run(args: argparse.Namespace, prog: str, start: float) -> int:
         return EXIT_DIVERGED
     except Terminated:
         return EXIT_TERMINATED
+    except ResumeError as exc:
+        raise InputError(f"--resume {args.resume}: {exc}") from exc
     return _after_fit(args, config, history, device, prog, start)
 
 
