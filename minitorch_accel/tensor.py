@@ -366,7 +366,11 @@ class Tensor(TensorData):
             self.data[raw_index(index)] = value
 
     def copy_(self, src: Tensor | Any) -> Tensor:
-        """Copy ``src``'s values into this tensor, in place (under ``no_grad``)."""
+        """Copy ``src``'s values into this tensor, in place (under ``no_grad``).
+
+        As in PyTorch, ``src`` may be on another device (it is copied across, the one
+        in-place op that moves data); ``add_`` and ``mul_`` refuse another device.
+        """
         self._check_inplace()
         value = self._as_data(src)
         with self.device.guard():

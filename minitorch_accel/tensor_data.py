@@ -246,17 +246,26 @@ class TensorData:
         """Set every element to zero, in place."""
         return self.fill_(0)
 
+    def _check_same_device(self, other: Any, name: str) -> None:
+        if isinstance(other, TensorData) and other.device != self.device:
+            raise RuntimeError(
+                f"{name}: expected all tensors on the same device, got {self.device} and "
+                f"{other.device}; move them with .to(device) first"
+            )
+
     def add_(self: _T, other: TensorData | builtins.float, alpha: builtins.float = 1.0) -> _T:
-        """``self += alpha * other``, in place."""
+        """``self += alpha * other``, in place (``other`` on the same device)."""
         self._check_inplace()
+        self._check_same_device(other, "add_")
         values = other.data if isinstance(other, TensorData) else other
         with self.device.guard():
             self.data += values if alpha == 1.0 else alpha * values
         return self
 
     def mul_(self: _T, other: TensorData | builtins.float) -> _T:
-        """``self *= other``, in place."""
+        """``self *= other``, in place (``other`` on the same device)."""
         self._check_inplace()
+        self._check_same_device(other, "mul_")
         with self.device.guard():
             self.data *= other.data if isinstance(other, TensorData) else other
         return self

@@ -167,7 +167,9 @@ class _IDXImageDataset:
                 f"got {images.dtype} {images.shape}"
             )
         if labels.ndim != 1 or labels.dtype != np.uint8:
-            raise ValueError(f"{lab}: expected uint8 labels of shape (N,), got {labels.shape}")
+            raise ValueError(
+                f"{lab}: expected uint8 labels of shape (N,), got {labels.dtype} {labels.shape}"
+            )
         if len(images) != len(labels):
             raise ValueError(f"{img} has {len(images)} images but {lab} has {len(labels)} labels")
         if len(labels) and int(labels.max()) >= len(self.classes):

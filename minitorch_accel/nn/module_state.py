@@ -39,6 +39,21 @@ def _shape_of(value: Any) -> tuple[int, ...]:
     return tuple(np.shape(value))
 
 
+def _number_kind(value: Any) -> str | None:
+    """The dtype kind of a tensor or array of numbers (``"f"``, ``"i"``...), or None for
+    anything else (a string, None, an object array)."""
+    if isinstance(value, Tensor) or hasattr(value, "dtype"):
+        kind = str(value.dtype.kind)
+    elif isinstance(value, (str, bytes)) or value is None:
+        return None
+    else:
+        try:
+            kind = np.asarray(value).dtype.kind
+        except (TypeError, ValueError):
+            return None
+    return kind if kind in "biuf" else None
+
+
 def load_into(
     owner: str, targets: Mapping[str, Tensor], state_dict: Mapping[str, Any], strict: bool
 ) -> IncompatibleKeys:
@@ -81,6 +96,13 @@ def load_into(
         if key not in state_dict:
             continue
         value = state_dict[key]
+        kind = _number_kind(value)
+        if kind is None:
+            problems.append(
+                f"{key}: expected a tensor or an array of numbers, got "
+                f"{type(value).__name__} {value!r:.60}"
+            )
+            continue
         try:
             got = _shape_of(value)
         except (TypeError, ValueError):
