@@ -159,7 +159,11 @@ _ADVICE = (
 
 def _all_finite(model: Any) -> bool:
     """Whether every parameter of ``model`` is finite (one sync per parameter)."""
-    return all(bool(p.xp.isfinite(p.array).all()) for p in model.parameters())
+    for p in model.parameters():
+        with p.device.guard():  # on the parameter's own device
+            if not bool(p.xp.isfinite(p.array).all()):
+                return False
+    return True
 
 
 def _diverged(
