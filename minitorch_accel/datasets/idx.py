@@ -167,7 +167,11 @@ def read_idx(path: str | os.PathLike[str]) -> npt.NDArray[Any]:
         if trailing:  # only a gzip stream gets here (a plain file's size was checked)
             count = f"{trailing}" if trailing <= _MAX_COUNTED else f"over {_MAX_COUNTED}"
             raise ValueError(f"{name}: {count} trailing bytes: {described}")
-    return array.astype(dtype.newbyteorder("="), copy=False)
+    if dtype.isnative:
+        return array
+    array.byteswap(inplace=True)  # to this machine's byte order, without a second copy
+    native: npt.NDArray[Any] = array.view(dtype.newbyteorder("="))
+    return native
 
 
 def write_idx(
