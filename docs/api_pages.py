@@ -48,6 +48,7 @@ PAGES: tuple[Page, ...] = (
             "minitorch_accel.autograd",
             "minitorch_accel.convert",
             "minitorch_accel.serialization",
+            "minitorch_accel.atomic_write",
             "minitorch_accel.dlpack",
         ),
     ),
@@ -81,7 +82,7 @@ PAGES: tuple[Page, ...] = (
         "backends",
         "Backends and devices",
         "Array backends (NumPy, CuPy), the registry, devices and the transfer counter.",
-        ("minitorch_accel.backends",),
+        ("minitorch_accel.backends", "minitorch_accel.backends.host_limits"),
     ),
     Page(
         "gpu_kernels",

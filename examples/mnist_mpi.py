@@ -4,7 +4,9 @@ Run: ``mpiexec -n 2 python examples/mnist_mpi.py`` (add ``--device cuda`` for on
 per process: the r-th process of each machine uses ``cuda:r``). Each rank reads its own
 part of every epoch (DistributedSampler), gradients are averaged over the ranks in one
 all-reduce per step, and rank 0 evaluates, prints and writes checkpoints. ``--resume``
-continues from one, with any number of processes.
+continues from one, with any number of processes. SIGTERM (a scheduler preempting the
+job) or Ctrl-C on any rank stops every rank after the same step: rank 0 saves, and the
+job exits with status 143 (130 for Ctrl-C).
 """
 
 from __future__ import annotations
@@ -52,18 +54,30 @@ def main() -> None:
     loader = DataLoader(train_set, batch_size=args.batch_size, sampler=sampler, drop_last=True)
     model = LeNet()
     optimizer = optim.SGD(model.parameters(), lr=args.lr, momentum=0.9, nesterov=True)
-    start_epoch = 0
+    start_epoch, skip = 0, 0
     if args.resume is not None:
         state = dist.load_checkpoint(args.resume)
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         start_epoch = int(state["epoch"])
+        skip = int(state["batch"]) if "batch" in state else 0  # batches already done
     trainer = dist.DistributedTrainer(model, nn.CrossEntropyLoss(), optimizer, device)
     for epoch in range(start_epoch, args.epochs):
         sampler.set_epoch(epoch)
         start, losses = time.perf_counter(), []
-        for x, y in loader:
+        for batch, (x, y) in enumerate(loader):
+            if epoch == start_epoch and batch < skip:
+                continue
             losses.append(trainer.step(x, y))
+            if trainer.should_stop:  # SIGTERM or Ctrl-C on any rank: all stop here
+                state = {
+                    "model": model.state_dict(),
+                    "optimizer": optimizer.state_dict(),
+                    "epoch": epoch + (batch + 1 == len(loader)),
+                    "batch": (batch + 1) % len(loader),
+                }
+                path = args.checkpoint or Path("lenet-mpi-interrupted.npz")
+                trainer.stop(state, path, f"mpiexec -n {size} python {__file__} --resume {{path}}")
         seconds = time.perf_counter() - start
         if rank == 0:
             accuracy = evaluate(model, DataLoader(test_set, batch_size=500), device)

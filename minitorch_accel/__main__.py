@@ -13,10 +13,15 @@ def main(argv: list[str] | None = None) -> int:
         from .train.cli import main as train_main
 
         return train_main(argv[1:], prog="python -m minitorch_accel train")
+    if argv[:1] == ["bench"]:
+        from .train.bench import main as bench_main
+
+        return bench_main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m minitorch_accel")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("info", help="print versions, backends and devices")
     sub.add_parser("train", help="train the LeNet CNN on MNIST (see examples/mnist_cnn.py)")
+    sub.add_parser("bench", help="time one LeNet training step (--device, --batch-size)")
     parser.parse_args(argv)
     from .utils.env import report
 

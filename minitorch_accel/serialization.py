@@ -22,10 +22,9 @@ Examples
 
 from __future__ import annotations
 
-import contextlib
 import json
+import math
 import os
-import secrets
 import zipfile
 import zlib
 from collections import OrderedDict
@@ -34,7 +33,9 @@ from typing import Any, Union
 
 import numpy as np
 
+from .atomic_write import atomic_write
 from .backends import Device, DeviceLike
+from .backends.host_limits import check_host_allocation
 from .tensor import Tensor
 
 FORMAT_NAME = "minitorch_accel.checkpoint"
@@ -142,40 +143,21 @@ def save(obj: Any, path: str | os.PathLike[str]) -> None:
     ValueError
         For a structure that contains itself.
     OSError
-        When the file cannot be written (the previous file, if any, is unchanged).
+        When the file cannot be written (the previous file, if any, is unchanged); the
+        message names ``path``.
+
+    Notes
+    -----
+    The temporary file (``.<name>.<hash>.<random>.tmp`` beside ``path``) of a save that
+    was killed is deleted by the next save to the same path.
     """
     encoder = _Encoder()
     root = encoder.encode(obj, "obj")
     meta = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "root": root}
     blob = np.frombuffer(json.dumps(meta, separators=(",", ":")).encode("utf-8"), np.uint8)
     entries: dict[str, Any] = {META_KEY: blob, **encoder.arrays}
-    target = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(target))
-    tmp = os.path.join(directory, f".{os.path.basename(target)}.{secrets.token_hex(6)}.tmp")
-    try:
-        with open(tmp, "xb") as f:
-            np.savez(f, **entries)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.remove(tmp)
-        raise
-    _sync_directory(directory)
-
-
-def _sync_directory(directory: str) -> None:
-    """Make the rename durable (POSIX); a no-op where directories cannot be opened."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        with contextlib.suppress(OSError):
-            os.fsync(fd)
-    finally:
-        os.close(fd)
+    with atomic_write(path) as f:
+        np.savez(f, **entries)
 
 
 # ---------------------------------------------------------------------- loading
@@ -199,11 +181,12 @@ class _Decoder:
         self._tensors: dict[str, Tensor] = {}
         self._devices: dict[str, Device] = {}
 
-    def _array(self, node: Any) -> np.ndarray:
+    def _array(self, node: Any, where: str) -> np.ndarray:
         name = _get(node, "a", str)
         if name not in self._arrays:
             if name == META_KEY or name not in self._npz.files:
                 raise _Corrupt(f"the metadata refers to an array {name!r} that is missing")
+            _check_array_header(self._npz, name, where)
             array = self._npz[name]
             if array.dtype.kind not in _ARRAY_KINDS:
                 raise _Corrupt(f"array {name!r} has the unsupported dtype {array.dtype}")
@@ -217,7 +200,8 @@ class _Decoder:
             self._devices[saved] = dev
         return dev
 
-    def decode(self, node: Any) -> Any:  # noqa: C901  (one branch per value type of the format)
+    def decode(self, node: Any, where: str = "obj") -> Any:  # noqa: C901  (one branch per value type of the format)
+        """The object of ``node``; ``where`` says where it is (``obj['model']``)."""
         kind = _get(node, "t", str)
         if kind == "none":
             return None
@@ -229,7 +213,7 @@ class _Decoder:
         if kind == "tensor":
             name = _get(node, "a", str)
             if name not in self._tensors:
-                array = self._array(node)
+                array = self._array(node, where)
                 dev = self._device(_get(node, "device", str))
                 t = Tensor(array, device=dev)
                 if _get(node, "rg", bool) and array.dtype.kind == "f":
@@ -237,25 +221,65 @@ class _Decoder:
                 self._tensors[name] = t
             return self._tensors[name]
         if kind == "ndarray":
-            return self._array(node)
+            return self._array(node, where)
         if kind == "npscalar":
-            array = self._array(node)
+            array = self._array(node, where)
             if array.ndim != 0:
                 raise _Corrupt("a NumPy scalar entry holds an array")
             return array[()]
         if kind == "device":
             return Device(_get(node, "v", str))
         if kind in ("list", "tuple"):
-            items = [self.decode(v) for v in _get(node, "items", list)]
+            items = [
+                self.decode(v, f"{where}[{i}]") for i, v in enumerate(_get(node, "items", list))
+            ]
             return tuple(items) if kind == "tuple" else items
         if kind in ("dict", "odict"):
             out: dict[Any, Any] = OrderedDict() if kind == "odict" else {}
             for pair in _get(node, "items", list):
                 if not isinstance(pair, list) or len(pair) != 2:
                     raise _Corrupt("malformed metadata (a dict item is not a key-value pair)")
-                out[self.decode(pair[0])] = self.decode(pair[1])
+                key = self.decode(pair[0], where)
+                try:
+                    hash(key)
+                except TypeError:
+                    raise _Corrupt(
+                        f"a key of the dict at {where} is a {type(key).__name__}, which "
+                        "cannot be a dict key"
+                    ) from None
+                out[key] = self.decode(pair[1], f"{where}[{key!r}]")
             return out
         raise _Corrupt(f"malformed metadata (unknown node type {kind!r})")
+
+
+def _check_array_header(npz: Any, name: str, where: str) -> None:
+    """Read an entry's ``.npy`` header and check what it declares against the entry's
+    size and this process's memory, before NumPy allocates anything for it.
+    """
+    try:
+        info = npz.zip.getinfo(f"{name}.npy")
+    except (AttributeError, KeyError):
+        return  # not a zip member NumPy reads lazily: nothing to check ahead
+    with npz.zip.open(info) as member:
+        version = np.lib.format.read_magic(member)
+        if version == (1, 0):
+            shape, _, dtype = np.lib.format.read_array_header_1_0(member)
+        elif version == (2, 0):
+            shape, _, dtype = np.lib.format.read_array_header_2_0(member)
+        else:
+            return  # format 3.0 (UTF-8 field names): left to NumPy's own checks
+        header_end = member.tell()
+    if dtype.hasobject:
+        return  # pickled objects: NumPy refuses them (allow_pickle=False)
+    declared = math.prod(shape) * dtype.itemsize  # Python ints: no overflow
+    stored = info.file_size - header_end
+    what = f"the array at {where} (entry {name!r}, shape {tuple(shape)}, {dtype})"
+    if declared != stored:
+        raise _Corrupt(f"{what} declares {declared} bytes but the file holds {stored}")
+    try:
+        check_host_allocation(declared, what)
+    except ValueError as exc:
+        raise _Corrupt(str(exc)) from None
 
 
 def _resolve_device(saved: str, map_location: MapLocation) -> Device:
@@ -320,8 +344,9 @@ def load(path: str | os.PathLike[str], map_location: MapLocation = None) -> Any:
         If there is no such file.
     ValueError
         If the file is not a checkpoint (random bytes, a pickle, a plain ``.npz``), is
-        truncated or corrupt, or was written by a newer format version; the message
-        names the file.
+        truncated or corrupt, holds an array whose header declares more data than the
+        file holds or this process can allocate (checked before allocating), or was
+        written by a newer format version; the message names the file (and the array).
     RuntimeError
         If ``map_location`` names a device that cannot be used here.
     """
@@ -340,6 +365,11 @@ def load(path: str | os.PathLike[str], map_location: MapLocation = None) -> Any:
                 )
             meta = _read_meta(npz[META_KEY])
             return _Decoder(npz, map_location).decode(meta["root"])
+    except RecursionError:
+        raise ValueError(
+            f"{name!r} is not a valid minitorch_accel checkpoint: its structure is nested "
+            "too deeply to be read"
+        ) from None
     except _Corrupt as exc:
         raise ValueError(f"{name!r} is not a valid minitorch_accel checkpoint: {exc}") from None
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, KeyError) as exc:

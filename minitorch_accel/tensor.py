@@ -429,6 +429,7 @@ class Tensor(TensorData):
         >>> w
         tensor([0.5, 0.5], requires_grad=True)
         """
+        self._check_same_device(other, "add_")
         if alpha != 1.0:
             other = other * alpha
         if self._records(other):
@@ -437,6 +438,7 @@ class Tensor(TensorData):
 
     def sub_(self, other: Any, alpha: builtins.float = 1.0) -> Tensor:
         """``self -= alpha * other``, in place (also ``-=``); see :meth:`add_`."""
+        self._check_same_device(other, "sub_")
         if alpha != 1.0:
             other = other * alpha
         if self._records(other):
@@ -445,12 +447,14 @@ class Tensor(TensorData):
 
     def mul_(self, other: Any) -> Tensor:
         """``self *= other``, in place (also ``*=``); see :meth:`add_`."""
+        self._check_same_device(other, "mul_")
         if self._records(other):
             return self._rebase(self._history(copy=True) * other)
         return self._write(_mul_into, other)
 
     def div_(self, other: Any) -> Tensor:
         """``self /= other``, in place (also ``/=``); see :meth:`add_`."""
+        self._check_same_device(other, "div_")
         if self._records(other):
             return self._rebase(self._history(copy=True) / other)
         return self._write(_div_into, other)
@@ -491,6 +495,9 @@ class Tensor(TensorData):
     def copy_(self, src: Tensor | Any) -> Tensor:
         """Copy ``src``'s values into this tensor, in place (recorded in the graph when
         ``src`` requires grad, as :meth:`add_`).
+
+        As in PyTorch, ``src`` may be on another device (it is copied across, the one
+        in-place op that moves data); ``add_`` and ``mul_`` refuse another device.
         """
         if self._records(src):
             self._history(copy=False)  # the checks only: the old values are not needed

@@ -379,3 +379,11 @@ class TensorData:
     def zero_(self: _T) -> _T:
         """Set every element to zero, in place."""
         return self.fill_(0)
+
+    def _check_same_device(self, other: Any, name: str) -> None:
+        """Refuse an in-place ``name`` with an operand on another device."""
+        if isinstance(other, TensorData) and other.device != self.device:
+            raise RuntimeError(
+                f"{name}: expected all tensors on the same device, got {self.device} and "
+                f"{other.device}; move them with .to(device) first"
+            )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -135,6 +136,94 @@ def test_a_failing_rank_ends_every_rank(
     assert elapsed < 90
 
 
+def _run_bounded(
+    n: int, script: str, *args: str, bound: float = 30, env_extra: dict[str, str] | None = None
+) -> tuple[subprocess.CompletedProcess[str], float]:
+    """Run ``script`` on ``n`` ranks; kill the whole process group if it outlives
+    ``bound`` seconds (so that a hang fails the test instead of hanging it)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1", **(env_extra or {}))
+    command = [_mpiexec(), "-n", str(n), sys.executable, str(HERE / script), *args]
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate(timeout=bound)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        pytest.fail(f"the MPI job still ran after {bound:g} s:\n{err[-3000:]}")
+    return subprocess.CompletedProcess(command, proc.returncode, out, err), time.monotonic() - start
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["hang", "raise"])
+def test_an_unwritable_abort_log_still_aborts_the_job(mode: str, tmp_path: Path) -> None:
+    # The log's folder does not exist: opening it fails. The abort must happen anyway
+    # (it used to kill the watchdog thread, and a hung rank then hung the job forever).
+    log = tmp_path / "missing-folder" / "abort.log"
+    env = {"MINITORCH_ACCEL_ABORT_LOG": str(log)}
+    proc, elapsed = _run_bounded(2, "failure.py", mode, "3", env_extra=env)
+    assert proc.returncode != 0
+    assert elapsed < 30
+    assert "rank 0 finished" not in proc.stdout
+    expected = "did not finish within 3 s" if mode == "hang" else "boom on rank 1"
+    assert expected in proc.stderr
+    assert "could not write MINITORCH_ACCEL_ABORT_LOG" in proc.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["trainer", "broadcast", "allreduce"])
+def test_ranks_with_different_models_are_refused(mode: str, tmp_path: Path) -> None:
+    # Same total size (23 numbers), 4 tensors on rank 0 and 6 on rank 1: flat buffers of
+    # equal length used to be averaged without any error.
+    proc, elapsed = _run_bounded(2, "mismatch.py", mode, str(tmp_path / "out.json"))
+    assert proc.returncode != 0
+    assert elapsed < 30
+    assert "finished" not in proc.stdout
+    assert "the ranks' models differ" in proc.stderr
+    assert "parameter '0.weight' is float32 (3, 4) on rank 0 but float32 (1, 4) on rank 1" in (
+        proc.stderr
+    )
+
+
+@pytest.mark.slow
+def test_the_model_check_runs_once_per_model(tmp_path: Path) -> None:
+    out = tmp_path / "out.json"
+    proc, _ = _run_bounded(2, "mismatch.py", "same", str(out))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    # construction checks once; five steps and five allreduce_gradients reuse it
+    assert json.loads(out.read_text()) == {"fingerprint_collectives": 1}
+
+
+@pytest.mark.slow
+def test_sigterm_on_one_rank_stops_every_rank_at_the_same_step(tmp_path: Path) -> None:
+    full, ckpt, resumed = tmp_path / "full.npz", tmp_path / "stop.ckpt", tmp_path / "resumed.npz"
+    proc, _ = _run_bounded(2, "sigterm.py", "full", str(full))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    # Rank 1 alone receives SIGTERM after step 3; it used to die with no checkpoint.
+    proc, elapsed = _run_bounded(2, "sigterm.py", "stop", str(ckpt))
+    assert proc.returncode == 143, proc.stderr[-3000:]
+    assert elapsed < 30
+    assert "[rank 1] SIGTERM: every rank stops after the next step" in proc.stderr
+    assert "Training stopped by SIGTERM after step 4 on every rank" in proc.stderr
+    assert f"Resume with: mpiexec -n 2 python sigterm.py resume {ckpt}" in proc.stderr
+    from minitorch_accel.serialization import load
+
+    assert int(load(ckpt)["step"]) == 4
+    proc, _ = _run_bounded(2, "sigterm.py", "resume", str(ckpt), str(resumed))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    with np.load(full) as a, np.load(resumed) as b:
+        assert a.files == b.files
+        for name in a.files:
+            np.testing.assert_array_equal(a[name], b[name])
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("first, second", [(2, 3), (3, 2)])
 def test_checkpoint_by_rank_0_resumes_on_another_world_size(
@@ -149,3 +238,23 @@ def test_checkpoint_by_rank_0_resumes_on_another_world_size(
     result = json.loads(out.read_text())
     assert result["size"] == second
     assert result["param_diff"] < 1e-10
+
+
+def test_first_difference_names_the_tensor_and_the_ranks() -> None:
+    from minitorch_accel import nn
+    from minitorch_accel.distributed.fingerprint import describe, first_difference
+
+    four = describe(nn.Sequential(nn.Linear(4, 3), nn.Linear(3, 2)))
+    six = describe(nn.Sequential(nn.Linear(4, 3), nn.Linear(3, 2), nn.Linear(2, 2)))
+    assert first_difference(four, six, 0, 1) == (
+        "rank 0 has 4 tensors and rank 1 has 6; the first one only rank 1 has is "
+        "parameter '2.weight'"
+    )
+    double = describe(nn.Linear(3, 2).to(dtype="float64"))
+    assert first_difference(describe(nn.Linear(3, 2)), double, 0, 3) == (
+        "parameter 'weight' is float32 (2, 3) on rank 0 but float64 (2, 3) on rank 3"
+    )
+    renamed = [("buffer 'w'", (2, 3), "float32")] + double[1:]
+    assert first_difference(double, renamed, 1, 0).startswith(
+        "rank 1 has parameter 'weight' where rank 0 has buffer 'w'"
+    )

@@ -7,6 +7,7 @@ import hashlib
 import http.server
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,11 +54,15 @@ class Server:
     routes: dict[str, bytes] = field(default_factory=dict)
     break_next: dict[str, int] = field(default_factory=dict)  # path -> transfers to cut
     ranges: bool = True  # honour Range requests
+    # path -> "drip" (announce 1 MB, send a byte every 10 ms, forever), "endless" (no
+    # Content-Length, zeros until the client hangs up), "nolength" (the body without
+    # Content-Length, cut in the middle)
+    behaviour: dict[str, str] = field(default_factory=dict)
     log: list[tuple[str, str | None]] = field(default_factory=list)  # (path, Range header)
 
 
 @pytest.fixture
-def server() -> Iterator[Server]:
+def server() -> Iterator[Server]:  # noqa: C901  (one branch per misbehaviour served)
     state = Server()
 
     class Handler(http.server.BaseHTTPRequestHandler):
@@ -68,6 +73,10 @@ def server() -> Iterator[Server]:
             rng = self.headers.get("Range")
             state.log.append((self.path, rng))
             body = state.routes.get(self.path)
+            kind = state.behaviour.get(self.path)
+            if kind is not None:
+                self.misbehave(kind, body or b"")
+                return
             if body is None:
                 self.send_error(404)
                 return
@@ -85,6 +94,24 @@ def server() -> Iterator[Server]:
                 state.break_next[self.path] -= 1
                 payload = payload[: len(payload) // 2]  # then the connection closes
             self.wfile.write(payload)
+
+        def misbehave(self, kind: str, body: bytes) -> None:
+            self.send_response(200)
+            if kind == "drip":
+                self.send_header("Content-Length", str(1 << 20))
+            self.end_headers()
+            try:
+                if kind == "nolength":
+                    self.wfile.write(body[: len(body) // 2])
+                    self.close_connection = True
+                    return
+                while True:  # until the client goes away (or the server shuts down)
+                    self.wfile.write(b"x" if kind == "drip" else bytes(1 << 16))
+                    self.wfile.flush()
+                    if kind == "drip":
+                        time.sleep(0.01)
+            except OSError:
+                pass
 
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     state.base = f"http://127.0.0.1:{httpd.server_address[1]}"
@@ -221,6 +248,7 @@ def test_mnist_downloads_into_root(
     files = make_files()
     monkeypatch.setattr(MNIST, "mirrors", (refused_url(), serve(server, "m", files)))
     monkeypatch.setattr(MNIST, "sha256", {n: sha(d) for n, d in files.items()})
+    monkeypatch.setattr(MNIST, "sizes", {n: len(d) for n, d in files.items()})
     ds = MNIST(root=tmp_path / "root", train=False)
     assert len(ds) == 3 and ds.arrays[1].tolist() == [0, 1, 2]
     assert sorted(p.name for p in (tmp_path / "root").iterdir()) == sorted(IDX_FILES)
@@ -236,6 +264,7 @@ def test_download_goes_to_env_dir_then_cache(
     files = make_files()
     monkeypatch.setattr(FashionMNIST, "mirrors", (serve(server, "f", files),))
     monkeypatch.setattr(FashionMNIST, "sha256", {n: sha(d) for n, d in files.items()})
+    monkeypatch.setattr(FashionMNIST, "sizes", {n: len(d) for n, d in files.items()})
     monkeypatch.setenv("MINITORCH_ACCEL_DATA", str(tmp_path / "env"))
     assert len(FashionMNIST()) == 6
     assert (tmp_path / "env" / "fashion-mnist" / IDX_FILES[0]).is_file()
@@ -266,3 +295,113 @@ def test_official_hash_tables_are_well_formed() -> None:
         assert all(len(h) == 64 and int(h, 16) >= 0 for h in table.values())
     assert MNIST.sha256 is MNIST_SHA256 and FashionMNIST.sha256 is FASHION_MNIST_SHA256
     assert len(MNIST.mirrors) == 3 and len(FashionMNIST.mirrors) == 3
+
+
+# ------------------------------------------------------------ faults of the server
+
+
+def bounded(call: Any, seconds: float = 30) -> BaseException | None:
+    """Run ``call()`` in a thread; fail the test if it is still running after
+    ``seconds`` (a hang), else return what it raised."""
+    raised: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            call()
+        except BaseException as exc:
+            raised.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"still downloading after {seconds} s"
+    return raised[0] if raised else None
+
+
+def test_a_dripping_server_meets_the_deadline(server: Server, tmp_path: Path) -> None:
+    # One byte every 10 ms never trips the per-read timeout: it used to run for ever.
+    server.behaviour["/drip/f.gz"] = "drip"
+    url = f"{server.base}/drip/f.gz"
+    error = bounded(lambda: fetch_url(url, tmp_path / "f.gz", retries=1, deadline=1.0, **FAST))
+    assert isinstance(error, RuntimeError)
+    assert f"{url}: did not finish within 1 s (deadline=) after" in str(error)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_endless_body_stops_one_byte_past_the_size(server: Server, tmp_path: Path) -> None:
+    # It used to fill the disk (2 GB in 8 s).
+    server.behaviour["/endless/f.gz"] = "endless"
+    url = f"{server.base}/endless/f.gz"
+    error = bounded(lambda: fetch_url(url, tmp_path / "f.gz", size=100_000, **FAST))
+    assert isinstance(error, RuntimeError)
+    assert f"{url}: the server sent more than the expected 100000 bytes" in str(error)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_wrong_announced_size_is_refused(server: Server, tmp_path: Path) -> None:
+    name = IDX_FILES[1]
+    url = serve(server, "m", {name: make_files()[name]}) + name
+    with pytest.raises(RuntimeError, match=r"the server announces \d+ bytes, expected 12"):
+        fetch_url(url, tmp_path / name, size=12, **FAST)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_body_of_unknown_length_needs_a_checksum(server: Server, tmp_path: Path) -> None:
+    # No Content-Length and cut in the middle: it used to be saved, truncated.
+    files = make_files()
+    name = IDX_FILES[0]
+    serve(server, "cut", {name: files[name]})
+    server.behaviour[f"/cut/{name}"] = "nolength"
+    url = f"{server.base}/cut/{name}"
+    with pytest.raises(RuntimeError, match="sent no Content-Length, so a truncated body"):
+        fetch_url(url, tmp_path / name, **FAST)
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(RuntimeError, match="SHA-256 mismatch"):  # with one: checked
+        fetch_url(url, tmp_path / name, sha(files[name]), retries=1, **FAST)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_sigterm_removes_the_part_file(server: Server, tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    server.behaviour["/drip/f.gz"] = "drip"
+    code = (
+        "import sys; from minitorch_accel.datasets import fetch_url; "
+        "fetch_url(sys.argv[1], sys.argv[2], progress=False)"
+    )
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=str(root))
+    child = subprocess.Popen(
+        [sys.executable, "-c", code, f"{server.base}/drip/f.gz", str(tmp_path / "f.gz")], env=env
+    )
+    try:
+        for _ in range(3000):  # wait (at most 30 s) until the server has been asked
+            if server.log:
+                break
+            time.sleep(0.01)
+        assert server.log, "the server was not asked"
+        assert list(tmp_path.glob(".f.gz.*.part")), "no download started"
+        child.send_signal(signal.SIGTERM)
+        assert child.wait(timeout=30) == 143
+    finally:
+        child.kill()
+        child.wait()
+    assert list(tmp_path.iterdir()) == []  # it used to stay behind
+
+
+@pytest.mark.parametrize("name", ["../evil.gz", "sub/f.gz", "..", "", "a\\b.gz"])
+def test_file_names_cannot_leave_the_folder(name: str, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="may not be empty or contain '/'"):
+        download_files(tmp_path / "d", [name], ["http://127.0.0.1:9/"], None, **FAST)
+    assert not (tmp_path / "d").exists()
+
+
+def test_fetch_into_a_missing_folder_creates_it(server: Server, tmp_path: Path) -> None:
+    name = IDX_FILES[3]
+    files = make_files()
+    url = serve(server, "m", {name: files[name]}) + name
+    fetch_url(url, tmp_path / "new" / "folder" / name, sha(files[name]), **FAST)
+    assert (tmp_path / "new" / "folder" / name).read_bytes() == files[name]

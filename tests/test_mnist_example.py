@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -160,6 +161,12 @@ def test_ctrl_c_then_resume_matches_uninterrupted(
         (["--epochs", "0"], r"argument --epochs: must be >= 1, got 0"),
         (["--batch-size", "x"], r"argument --batch-size: expected an integer, got 'x'"),
         (["--lr", "-0.1"], r"argument --lr: must be > 0, got -0.1"),
+        (["--lr", "inf"], r"argument --lr: must be a finite number, got inf"),
+        (["--lr", "nan"], r"argument --lr: must be a finite number, got nan"),
+        (["--seed", "-1"], r"argument --seed: must be in \[0, 4294967295\], got -1"),
+        (["--seed", "1.5"], r"argument --seed: expected an integer, got '1.5'"),
+        (["--limit", "0"], r"argument --limit: must be >= 1, got 0"),
+        (["--on-nonfinite", "skip"], r"argument --on-nonfinite: invalid choice: 'skip'"),
         (["--dataset", "cifar"], r"argument --dataset: invalid choice: 'cifar'"),
         (["--optimizer", "rmsprop"], r"argument --optimizer: invalid choice: 'rmsprop'"),
         (["--device", "tpu:x"], r"error: --device tpu:x: invalid device 'tpu:x'"),
@@ -171,6 +178,18 @@ def test_argument_errors(argv: list[str], message: str, capsys: pytest.CaptureFi
     err = capsys.readouterr().err
     assert re.search(message, err), err
     assert "usage:" in err
+
+
+def test_a_diverging_run_exits_non_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A huge (finite) learning rate: the weights overflow, the second step's loss is NaN.
+    ckpt = tmp_path / "run.npz"
+    argv = [*QUICK, "--optimizer", "sgd", "--lr", "1e30", "--checkpoint", str(ckpt)]
+    with pytest.warns(RuntimeWarning):  # NumPy's overflow warnings
+        assert main(argv) == cli.EXIT_DIVERGED == 3
+    err = capsys.readouterr().err
+    assert "error: fit: the loss at epoch 1/2, batch 2/4 (step 2 of the run) is nan" in err
+    assert "smaller learning rate" in err and "No checkpoint was written" in err
+    assert not ckpt.exists()
 
 
 def test_resume_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -225,3 +244,151 @@ def test_format_summary() -> None:
         "12.3",
     ]
     assert len({len(line) for line in lines}) == 1  # the columns line up
+
+
+# A child process that runs the command line and sends itself SIGTERM in the middle of
+# epoch 2 (during the step of its batch 2), as a scheduler preempting the job would.
+SIGTERM_DRIVER = """
+import os, signal, sys
+from minitorch_accel.train.cli import main
+from minitorch_accel.train.runner import EpochRunner
+step, calls = EpochRunner.step, [0]
+def step_then_sigterm(self, x, y):
+    loss = step(self, x, y)
+    calls[0] += 1
+    if calls[0] == 6:
+        os.kill(os.getpid(), signal.SIGTERM)
+    return loss
+EpochRunner.step = step_then_sigterm
+sys.exit(main(sys.argv[1:], prog="mnist"))
+"""
+
+
+def test_sigterm_then_resume_matches_uninterrupted(tmp_path: Path) -> None:
+    full = tmp_path / "full.npz"
+    assert main([*QUICK, "--checkpoint", str(full)]) == 0
+    part = tmp_path / "part.npz"
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    done = subprocess.run(
+        [sys.executable, "-c", SIGTERM_DRIVER, *QUICK, "--checkpoint", str(part)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    # It used to die at once with status 143, no checkpoint and no message.
+    assert done.returncode == cli.EXIT_TERMINATED == 143, done.stderr
+    assert "SIGTERM: stopping after this batch to save a checkpoint" in done.stderr
+    assert "after batch 2/4 by SIGTERM; checkpoint saved to" in done.stderr
+    assert f"Resume with: mnist --resume {part}" in done.stderr
+    assert (load_checkpoint(part)["epoch"], load_checkpoint(part)["batch"]) == (1, 2)
+
+    assert main(["--resume", str(part), "--quiet"]) == 0
+    resumed, reference = load_checkpoint(part), load_checkpoint(full)
+    assert resumed["history"].train_loss == reference["history"].train_loss
+    for key, value in params_of(full).items():
+        np.testing.assert_array_equal(params_of(part)[key], value)
+
+
+# ------------------------------------------- crafted or incomplete resume files
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    from minitorch_accel.serialization import load
+
+    path = tmp_path_factory.mktemp("run") / "run.npz"
+    assert main([*QUICK, "--epochs", "1", "--checkpoint", str(path)]) == 0
+    return dict(load(path))
+
+
+def _drop(key: str) -> Any:
+    return lambda ckpt: ckpt.pop(key)
+
+
+def _set(key: str, value: Any) -> Any:
+    return lambda ckpt: ckpt.__setitem__(key, value)
+
+
+def _config(**changes: Any) -> Any:
+    def change(ckpt: dict[str, Any]) -> None:
+        meta = json.loads(ckpt["metadata"])
+        meta["config"].update(changes)
+        ckpt["metadata"] = json.dumps(meta)
+
+    return change
+
+
+def _model(change: Any) -> Any:
+    def edit(ckpt: dict[str, Any]) -> None:
+        ckpt["model"] = dict(ckpt["model"])
+        change(ckpt["model"])
+
+    return edit
+
+
+CRAFTED = {
+    "no history": (_drop("history"), "the field 'history' is missing"),
+    "no model": (_drop("model"), "the field 'model' is missing"),
+    "no totals": (_drop("totals"), "the field 'totals' is missing"),
+    "no rng": (_drop("rng"), "the field 'rng' is missing"),
+    "history a string": (_set("history", "x"), "the field 'history' is a str"),
+    "epoch a string": (_set("epoch", "1"), "the field 'epoch' is a str"),
+    "batch past the end": (_set("batch", 99), "the position (epoch 1, batch 99 of 4)"),
+    "metadata not JSON": (_set("metadata", "{oops"), "the field 'metadata' is not JSON"),
+    "metadata a list": (_set("metadata", "[1]"), "'metadata' holds a list"),
+    "totals empty": (_set("totals", {}), "the field 'loss_sum' is missing"),
+    "history bad column": (_set("history", {"epoch": [0], "x": [1]}), "unknown column"),
+    "settings a list": (_set("metadata", '{"config": [1]}'), "its settings are a list"),
+    "negative seed": (_config(seed=-3), "settings are invalid: seed must be in [0,"),
+    "epochs a string": (_config(epochs="2"), "settings are invalid: epochs is '2'"),
+    "a weight missing": (
+        _model(lambda m: m.pop(next(iter(m)))),
+        "the checkpoint does not fit this run",
+    ),
+    "a weight reshaped": (
+        _model(lambda m: m.__setitem__(next(iter(m)), np.zeros(3, np.float32))),
+        "the checkpoint does not fit this run",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CRAFTED))
+def test_a_crafted_resume_file_is_a_clean_error(
+    case: str,
+    finished_run: dict[str, Any],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from minitorch_accel.serialization import save
+
+    change, message = CRAFTED[case]
+    ckpt = dict(finished_run)
+    change(ckpt)
+    path = tmp_path / "crafted.npz"
+    save(ckpt, path)
+    # These used to escape as KeyError 'history', AttributeError, JSONDecodeError...
+    assert main(["--resume", str(path), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert f"error: --resume {path}:" in err and message in err, err
+    assert "Traceback" not in err
+
+
+def test_files_that_cannot_be_written_are_refused_before_training(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "file").write_text("")
+    trained: list[int] = []
+    monkeypatch.setattr(EpochRunner, "train_epoch", lambda *a: trained.append(1))
+    assert main([*QUICK, "--checkpoint", str(tmp_path / "file" / "run.npz")]) == 2
+    assert f"--checkpoint {tmp_path / 'file' / 'run.npz'}: {tmp_path / 'file'} is not a folder" in (
+        capsys.readouterr().err
+    )
+    assert main([*QUICK, "--checkpoint", str(tmp_path)]) == 2
+    assert "is a folder; give a file name" in capsys.readouterr().err
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    for name in [m for m in sys.modules if m.startswith("matplotlib.")]:
+        monkeypatch.delitem(sys.modules, name)
+    assert main([*QUICK, "--plot", str(tmp_path / "c.png")]) == 2
+    assert "--plot: plot_history needs matplotlib" in capsys.readouterr().err
+    assert trained == []

@@ -401,6 +401,66 @@ def test_a_failing_tower_leaves_the_master_untouched(rng: np.random.Generator, r
     assert_same_model(trainer.model, other.model, atol=0.0)
 
 
+@pytest.mark.parametrize("reduce", ["host", "device"])
+def test_a_hung_tower_times_out_and_leaves_the_master_untouched(
+    rng: np.random.Generator, reduce: str
+) -> None:
+    import threading
+
+    trainer, _, _ = make_trainer(["cpu:0", "cpu:1"], reduce, "sgd-momentum", batchnorm=True)
+    trainer.timeout = 0.5
+    trainer.step(*batch(rng, 8))
+    trainer.sync_to_host()
+    params = list(trainer.model.parameters())
+    before = values([*params, *trainer.model.buffers()])
+    state_before = optimizer_state(trainer.optimizer, params)
+    release = threading.Event()
+
+    def hangs_on_cpu1(out: mta.Tensor, y: mta.Tensor) -> mta.Tensor:
+        if out.device == Device("cpu:1"):
+            release.wait(60)  # a device that never answers
+        return F.cross_entropy(out, y)
+
+    trainer.loss_fn = hangs_on_cpu1
+    outcome: list[BaseException] = []
+
+    def step() -> None:
+        try:
+            trainer.step(*batch(rng, 8))
+        except BaseException as exc:
+            outcome.append(exc)
+
+    runner = threading.Thread(target=step, daemon=True)
+    runner.start()
+    runner.join(30)  # without a deadline the step blocked forever
+    assert not runner.is_alive(), "TowerTrainer.step still blocked after 30 s"
+    assert len(outcome) == 1 and isinstance(outcome[0], RuntimeError)
+    assert "tower 1 on device cpu:1 did not finish forward/backward within 0.5 s" in str(outcome[0])
+    with pytest.raises(RuntimeError, match="tower 1 on device cpu:1 still runs the step"):
+        trainer.step(*batch(rng, 8))
+    trainer.sync_to_host()
+    for got, want in zip(values([*params, *trainer.model.buffers()]), before, strict=True):
+        np.testing.assert_array_equal(got, want)
+    assert_same_state(optimizer_state(trainer.optimizer, params), state_before)
+    release.set()  # the tower comes back: its late results are dropped, training goes on
+    trainer.loss_fn = F.cross_entropy
+    trainer.step(*batch(rng, 8))
+    trainer.close()
+
+
+def test_timeout_needs_threads() -> None:
+    model = mlp()
+    with pytest.raises(ValueError, match="timeout must be a number of seconds > 0"):
+        TowerTrainer(
+            model,
+            F.cross_entropy,
+            optim.SGD(model.parameters(), lr=0.1),
+            ["cpu:0"],
+            concurrent=False,
+            timeout=1.0,
+        )
+
+
 def test_a_loss_that_is_not_a_scalar_is_refused(rng: np.random.Generator) -> None:
     model = mlp()
     trainer = TowerTrainer(

@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 from support.helpers import cuda_available
 
 import minitorch_accel as mta
-from minitorch_accel import serialization
 from minitorch_accel.optim import Adam
 from minitorch_accel.serialization import FORMAT_NAME, FORMAT_VERSION, META_KEY, load, save
 from minitorch_accel.tensor import Tensor
@@ -232,8 +231,10 @@ def test_an_interrupted_save_keeps_the_previous_checkpoint(
         f = open(file, mode, *args, **kwargs)  # noqa: SIM115  (returned to the caller)
         return FailingFile(f, 5000, written) if "x" in mode else f
 
-    monkeypatch.setattr(serialization, "open", open_failing, raising=False)
-    with pytest.raises(OSError, match="No space left on device"):
+    from minitorch_accel import atomic_write
+
+    monkeypatch.setattr(atomic_write, "open", open_failing, raising=False)
+    with pytest.raises(OSError, match=f"cannot write {str(path)!r}: No space left on device"):
         save({"w": mta.zeros(10_000), "epoch": 2}, path)
     assert sum(written) == 5000  # the new checkpoint was half written when it failed
     monkeypatch.undo()
@@ -406,3 +407,98 @@ def test_pickled_array_entries_are_never_unpickled(tmp_path: Path) -> None:
 def test_missing_file(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         load(tmp_path / "nope.npz")
+
+
+# ------------------------------------------------------------------ leftovers
+
+
+KILLED_SAVE = """
+import os, signal, sys
+import numpy as np
+from minitorch_accel.serialization import save
+def savez_then_die(f, **entries):
+    f.write(b"PK" + bytes(1 << 16))  # part of the archive is written...
+    f.flush()
+    os.kill(os.getpid(), signal.SIGKILL)  # ...when the job is killed
+np.savez = savez_then_die
+save({"w": np.zeros(3)}, sys.argv[1])
+"""
+
+
+def temp_files(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
+
+
+def test_a_killed_save_leaves_nothing_after_the_next_save(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    target = tmp_path / "ckpt.npz"
+    save({"w": np.ones(3)}, target)
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    for _ in range(2):
+        done = subprocess.run([sys.executable, "-c", KILLED_SAVE, str(target)], env=env)
+        assert done.returncode == -9
+    # each killed save removed the one before it left (they used to stay forever)
+    assert len(temp_files(tmp_path)) == 1
+    np.testing.assert_array_equal(load(target)["w"], np.ones(3))  # the old one is intact
+    save({"w": np.full(3, 2.0)}, target)
+    assert temp_files(tmp_path) == []
+    np.testing.assert_array_equal(load(target)["w"], np.full(3, 2.0))
+
+
+def test_a_temp_file_being_written_is_not_removed(tmp_path: Path) -> None:
+    import fcntl
+
+    from minitorch_accel.atomic_write import temp_prefix
+
+    target = tmp_path / "ckpt.npz"
+    busy = tmp_path / f"{temp_prefix(target)}0123456789ab.tmp"
+    with open(busy, "wb") as f:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX)  # another process saving right now
+        save({"w": np.ones(2)}, target)
+        assert busy.exists()
+    save({"w": np.ones(2)}, target)  # the writer is gone: now it is stale
+    assert not busy.exists()
+
+
+def test_a_249_character_name_saves(tmp_path: Path) -> None:
+    target = tmp_path / ("x" * 245 + ".npz")  # 249 characters: legal (up to 255)
+    save({"w": np.arange(3)}, target)
+    np.testing.assert_array_equal(load(target)["w"], np.arange(3))
+    assert temp_files(tmp_path) == []
+
+
+def test_save_errors_name_the_target(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("not a folder")
+    target = tmp_path / "file" / "ckpt.npz"
+    with pytest.raises(OSError) as caught:  # noqa: PT011  (the message is checked below)
+        save({"w": np.ones(2)}, target)
+    message = str(caught.value)
+    assert f"cannot write {str(target)!r}" in message and ".tmp" not in message
+
+
+def test_metadata_nested_5000_deep_is_a_clean_error(tmp_path: Path) -> None:
+    path = tmp_path / "deep.npz"
+    root = '{"t":"list","items":[' * 5000 + '{"t":"none"}' + "]}" * 5000  # text: json.dumps
+    text = f'{{"format":"{FORMAT_NAME}","version":{FORMAT_VERSION},"root":{root}}}'  # would recurse
+    with open(path, "wb") as f:
+        np.savez(f, **{META_KEY: np.frombuffer(text.encode(), np.uint8)})  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="its structure is nested too deeply"):  # RecursionError
+        load(path)
+
+
+def test_a_list_as_a_dict_key_is_a_clean_error(tmp_path: Path) -> None:
+    path = tmp_path / "key.npz"
+    save({"w": 1}, path)
+    key = {"t": "list", "items": [{"t": "int", "v": 1}]}
+    root = {
+        "t": "dict",
+        "items": [[{"t": "str", "v": "model"}, {"t": "dict", "items": [[key, {"t": "none"}]]}]],
+    }
+    rewrite(path, lambda meta: meta.__setitem__("root", root))
+    with pytest.raises(
+        ValueError, match=r"a key of the dict at obj\['model'\] is a list"
+    ):  # TypeError
+        load(path)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import minitorch_accel as mta
-from minitorch_accel import nn, optim
+from minitorch_accel import nn, optim, train
 from minitorch_accel.data import DataLoader, Subset, TensorDataset
 from minitorch_accel.datasets import MNIST
 from minitorch_accel.serialization import save
@@ -498,3 +498,100 @@ def test_fit_on_gpu_and_resume_on_cpu(mnist: tuple[Any, Any], tmp_path: Path) ->
     resumed = cpu.fit(resume=load_checkpoint(tmp_path / "gpu.npz", map_location="cpu"))
     assert len(resumed) == 2 and resumed.val_accuracy[-1] >= 0.85
     np.testing.assert_allclose(resumed.train_loss, history.train_loss, rtol=1e-3)
+
+
+# ------------------------------------------------------------ non-finite losses
+
+
+class SetLr(Callback):
+    """Set the learning rate to ``lr`` after batch ``batch`` (None: at the end) of
+    epoch ``epoch``, and keep a copy of the parameters at that point."""
+
+    def __init__(self, epoch: int, batch: int | None, lr: float) -> None:
+        self.epoch, self.batch, self.lr = epoch, batch, lr
+        self.current = -1
+        self.params: list[np.ndarray] = []
+
+    def on_epoch_begin(self, epoch: int, logs: Any) -> None:
+        self.current = epoch
+
+    def _set(self) -> None:
+        self.params = [p.detach().numpy().copy() for p in self.state.model.parameters()]
+        self.state.optimizer.param_groups[0]["lr"] = self.lr
+
+    def on_batch_end(self, batch: int, logs: Any) -> None:
+        if self.current == self.epoch and batch == self.batch:
+            self._set()
+
+    def on_epoch_end(self, epoch: int, logs: Any) -> None:
+        if epoch == self.epoch and self.batch is None:
+            self._set()
+
+
+def plain_fit(data: tuple[Any, Any], callback: Callback, **kwargs: Any) -> History:
+    model = mlp(0)
+    loader = DataLoader(data[0], batch_size=BATCH, shuffle=True, seed=3)
+    opt = optim.SGD(model.parameters(), lr=0.05)
+    return fit(
+        model, loader, opt, nn.CrossEntropyLoss(), 3, callbacks=[callback], progress=False, **kwargs
+    )
+
+
+def test_a_diverging_run_stops_and_keeps_the_last_finite_checkpoint(
+    mnist: tuple[Any, Any], tmp_path: Path
+) -> None:
+    # lr = inf from epoch 2 on: its first step has a finite loss and ruins the weights,
+    # its second step's loss is NaN. That step must stop the run, the checkpoint of
+    # epoch 1 must stay (it used to be overwritten with NaN and the run went on).
+    path = tmp_path / "run.npz"
+    infinite = SetLr(0, None, math.inf)
+    with pytest.raises(train.NonFiniteLossError) as caught:
+        plain_fit(mnist, infinite, checkpoint=path)
+    error = caught.value
+    message = str(error)
+    assert "the loss at epoch 2/3, batch 2/20 (step 22 of the run) is nan" in message
+    assert f"The last checkpoint with finite values is {path}" in message
+    assert "smaller learning rate" in message
+    assert math.isnan(error.loss) and (error.epoch, error.batch) == (1, 1)
+    assert len(error.history) == 1 and error.checkpoint == path
+    saved = load_checkpoint(path)
+    assert saved["epoch"] == 1
+    for value, expected in zip(saved["model"].values(), infinite.params, strict=True):
+        np.testing.assert_array_equal(np.asarray(value), expected)
+
+
+def test_nonfinite_parameters_are_never_checkpointed(
+    mnist: tuple[Any, Any], tmp_path: Path
+) -> None:
+    # The last step of epoch 1 has a finite loss but leaves the weights infinite.
+    path = tmp_path / "run.npz"
+    with pytest.raises(train.NonFiniteLossError, match="a parameter after epoch 1 is nan"):
+        plain_fit(mnist, SetLr(0, 18, math.inf), checkpoint=path)
+    assert not path.exists()
+
+
+def test_nonfinite_warn_and_ignore_go_on(mnist: tuple[Any, Any]) -> None:
+    with pytest.warns(RuntimeWarning, match=r"step 22 of the run\); training goes on"):
+        history = plain_fit(mnist, SetLr(0, None, math.inf), on_nonfinite="warn")
+    assert len(history) == 3 and math.isnan(history.train_loss[-1])
+    history = plain_fit(mnist, SetLr(0, None, math.inf), on_nonfinite="ignore")
+    assert len(history) == 3 and math.isnan(history.train_loss[-1])
+    with pytest.raises(ValueError, match="on_nonfinite must be one of 'stop', 'warn', 'ignore'"):
+        plain_fit(mnist, SetLr(0, None, 1.0), on_nonfinite="skip")
+
+
+def test_sigterm_saves_then_exits_143(
+    mnist: tuple[Any, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from minitorch_accel.train.interrupt import Terminated
+
+    setup = Setup(mnist, epochs=2)
+    sigterm = StopAt(0, 3, action=lambda: signal.raise_signal(signal.SIGTERM))
+    with pytest.raises(Terminated) as caught:
+        setup.fit(callbacks=[sigterm], checkpoint=tmp_path / "c.npz")
+    assert caught.value.code == 143
+    err = capsys.readouterr().err
+    assert "SIGTERM: stopping after this batch" in err
+    assert "after batch 4/20 by SIGTERM; checkpoint saved to" in err
+    assert load_checkpoint(tmp_path / "c.npz")["batch"] == 4
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # restored

@@ -18,21 +18,26 @@ import hashlib
 import http.client
 import os
 import re
+import signal
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from tqdm import tqdm
 
 __all__ = [
     "FASHION_MNIST_MIRRORS",
     "FASHION_MNIST_SHA256",
+    "FASHION_MNIST_SIZES",
     "IDX_FILES",
     "MNIST_MIRRORS",
     "MNIST_SHA256",
+    "MNIST_SIZES",
     "download_files",
     "fetch_url",
     "sha256_file",
@@ -76,6 +81,21 @@ FASHION_MNIST_SHA256: dict[str, str] = {
     "t10k-labels-idx1-ubyte.gz": "67da17c76eaffca5446c3361aaab5c3cd6d1c2608764d35dfb1850b086bf8dd5",
 }
 
+#: Sizes in bytes of the official .gz files (a download stops at one byte more).
+MNIST_SIZES: dict[str, int] = {
+    "train-images-idx3-ubyte.gz": 9912422,
+    "train-labels-idx1-ubyte.gz": 28881,
+    "t10k-images-idx3-ubyte.gz": 1648877,
+    "t10k-labels-idx1-ubyte.gz": 4542,
+}
+
+FASHION_MNIST_SIZES: dict[str, int] = {
+    "train-images-idx3-ubyte.gz": 26421880,
+    "train-labels-idx1-ubyte.gz": 29515,
+    "t10k-images-idx3-ubyte.gz": 4422102,
+    "t10k-labels-idx1-ubyte.gz": 5148,
+}
+
 _USER_AGENT = "minitorch_accel-dataset-downloader/0.1"
 _CHUNK = 1 << 16
 _CONTENT_RANGE = re.compile(r"bytes (\d+)-\d+/(\d+|\*)")
@@ -100,13 +120,41 @@ def sha256_file(path: str | os.PathLike[str]) -> str:
     return digest.hexdigest()
 
 
-def _transfer(url: str, part: Path, timeout: float, progress: bool) -> str | None:
-    """One HTTP request into ``part``, resuming it if it holds bytes.
+class _Progress:
+    """One file's download in progress: the ``.part`` file, its running SHA-256, its
+    byte count, the size it must not exceed and the moment it must be done by.
+    """
+
+    def __init__(self, part: Path, size: int | None, deadline: float) -> None:
+        self.part, self.size = part, size
+        self.end = time.monotonic() + deadline
+        self.deadline = deadline
+        self.restart()
+
+    def restart(self) -> None:
+        self.part.write_bytes(b"")
+        self.digest, self.got = hashlib.sha256(), 0
+
+    def check_time(self) -> None:
+        if time.monotonic() > self.end:
+            raise _MirrorFailed(
+                f"did not finish within {self.deadline:g} s (deadline=) after {self.got} bytes"
+            )
+
+
+def _transfer(  # noqa: C901  (one check per way a download can go wrong, in order)
+    url: str, state: _Progress, timeout: float, progress: bool, known: bool
+) -> str | None:
+    """One HTTP request appended to ``state.part``, resuming it if it holds bytes.
 
     Returns None when the whole body arrived, else why the transfer broke.
-    Raises _MirrorFailed when the server cannot be reached or refuses the file.
+    Raises _MirrorFailed when the server cannot be reached, refuses the file, sends
+    more than the expected size, runs past the deadline, or sends a body whose end
+    cannot be recognized (no Content-Length, not chunked) while nothing else
+    (``known``: a SHA-256 or a size) can tell a complete file from a truncated one.
     """
-    have = part.stat().st_size
+    state.check_time()
+    have = state.got
     request = urllib.request.Request(url, headers={"User-Agent": _USER_AGENT})
     if have:
         request.add_header("Range", f"bytes={have}-")
@@ -114,22 +162,27 @@ def _transfer(url: str, part: Path, timeout: float, progress: bool) -> str | Non
         response = urllib.request.urlopen(request, timeout=timeout)
     except urllib.error.HTTPError as exc:
         if exc.code == 416 and have:  # our range is no good: start again from zero
-            part.write_bytes(b"")
+            state.restart()
             return "server refused to resume (HTTP 416)"
         raise _MirrorFailed(f"HTTP {exc.code} {exc.reason}") from exc
     except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
         raise _MirrorFailed(str(getattr(exc, "reason", exc))) from exc
     with response:
-        start, mode = 0, "wb"
         match = _CONTENT_RANGE.match(response.headers.get("Content-Range", ""))
-        if response.status == 206 and match and int(match.group(1)) == have:
-            start, mode = have, "ab"
+        if not (response.status == 206 and match and int(match.group(1)) == have):
+            state.restart()  # the server sends the whole file again
         length = response.headers.get("Content-Length")
-        total = start + int(length) if length is not None and length.isdigit() else None
-        got = start
+        total = state.got + int(length) if length is not None and length.isdigit() else None
+        if total is None and not known and not getattr(response, "chunked", False):
+            raise _MirrorFailed(
+                "the server sent no Content-Length, so a truncated body cannot be told from "
+                "a complete one; pass sha256= (or size=) to download it"
+            )
+        if total is not None and state.size is not None and total != state.size:
+            raise _MirrorFailed(f"the server announces {total} bytes, expected {state.size}")
         bar = tqdm(
             total=total,
-            initial=start,
+            initial=state.got,
             unit="B",
             unit_scale=True,
             unit_divisor=1024,
@@ -138,18 +191,51 @@ def _transfer(url: str, part: Path, timeout: float, progress: bool) -> str | Non
             leave=False,
         )
         try:
-            with open(part, mode) as f:
-                while chunk := response.read(_CHUNK):
+            with open(state.part, "ab") as f:
+                # read1: what has arrived (up to a chunk), so the deadline is checked
+                # between reads even when a server drips one byte at a time
+                while chunk := response.read1(_CHUNK):
                     f.write(chunk)
-                    got += len(chunk)
+                    state.digest.update(chunk)
+                    state.got += len(chunk)
                     bar.update(len(chunk))
+                    if state.size is not None and state.got > state.size:
+                        raise _MirrorFailed(
+                            f"the server sent more than the expected {state.size} bytes"
+                        )
+                    state.check_time()
         except (OSError, http.client.HTTPException) as exc:
-            return f"transfer broken after {got} bytes ({exc!r})"
+            return f"transfer broken after {state.got} bytes ({exc!r})"
         finally:
             bar.close()
-    if total is not None and got != total:
-        return f"transfer broken after {got} of {total} bytes"
+    if total is not None and state.got != total:
+        return f"transfer broken after {state.got} of {total} bytes"
+    if state.size is not None and state.got != state.size:
+        return f"transfer broken after {state.got} of {state.size} bytes"
     return None
+
+
+class _RaiseOnSigterm:
+    """While downloading in the main thread, SIGTERM raises ``SystemExit(143)`` (instead
+    of ending the process at once), so that the ``.part`` file is removed.
+    """
+
+    def __enter__(self) -> _RaiseOnSigterm:
+        self.previous: Any = None
+        if (
+            threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+        ):
+            self.previous = signal.signal(signal.SIGTERM, self._handle)
+        return self
+
+    @staticmethod
+    def _handle(signum: int, frame: Any) -> None:
+        raise SystemExit(128 + signum)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.previous is not None:
+            signal.signal(signal.SIGTERM, self.previous)
 
 
 def fetch_url(
@@ -157,8 +243,10 @@ def fetch_url(
     dest: str | os.PathLike[str],
     sha256: str | None = None,
     *,
+    size: int | None = None,
     retries: int = 3,
     timeout: float = 30.0,
+    deadline: float = 1800.0,
     retry_delay: float = 1.0,
     progress: bool = True,
 ) -> None:
@@ -169,15 +257,22 @@ def fetch_url(
     url : str
         What to fetch (``http://``, ``https://`` or anything urllib opens).
     dest : str or os.PathLike
-        Final path. Bytes go to a temporary file in the same directory, which is
-        renamed to ``dest`` only after the hash matched.
+        Final path (its folder is created if needed). Bytes go to a temporary
+        ``.part`` file in the same folder, renamed to ``dest`` only after the checks
+        passed, and removed on every failure (SIGTERM included).
     sha256 : str, optional
-        Expected SHA-256 (hex). None skips the check.
+        Expected SHA-256 (hex), computed while the bytes arrive. None skips the check.
+    size : int, optional
+        Expected size in bytes: a server announcing another size is refused, and the
+        transfer stops at ``size + 1`` bytes instead of filling the disk.
     retries : int, default 3
         Tries of a transfer that breaks part way (each resumes with an HTTP range
         request if the server allows it, else restarts).
     timeout : float, default 30.0
-        Socket timeout in seconds.
+        Socket timeout in seconds (for each read).
+    deadline : float, default 1800.0
+        Seconds the whole download (every try) may take; checked between reads, so a
+        server sending one byte a second is given up on too.
     retry_delay : float, default 1.0
         Seconds to wait before try ``k + 1`` is ``retry_delay * k``.
     progress : bool, default True
@@ -187,34 +282,58 @@ def fetch_url(
     ------
     RuntimeError
         If the server cannot be reached, answers with an HTTP error, the transfer
-        keeps breaking, or the SHA-256 does not match. The message names the URL and
-        the reason; the temporary file is deleted.
+        keeps breaking, is too large or too slow, cannot be checked for completeness
+        (no Content-Length, no ``sha256`` and no ``size``), or the SHA-256 does not
+        match. The message names the URL and the reason.
+
+    Examples
+    --------
+    >>> fetch_url("http://127.0.0.1:9/x.gz", "x.gz", retries=1)  # doctest: +SKIP
+    Traceback (most recent call last):
+    RuntimeError: http://127.0.0.1:9/x.gz: [Errno 111] Connection refused
     """
     target = Path(dest)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
-    os.close(fd)
-    part = Path(tmp)
-    try:
-        reason: str | None = "no try made"
-        for attempt in range(1, max(1, retries) + 1):
-            reason = _transfer(url, part, timeout, progress)
-            if reason is None:
-                break
-            if attempt < retries:
-                time.sleep(retry_delay * attempt)
-        else:
-            raise _MirrorFailed(f"{reason}; gave up after {retries} tries")
-        if sha256 is not None:
-            actual = sha256_file(part)
-            if actual != sha256.lower():
-                raise _MirrorFailed(f"SHA-256 mismatch: got {actual}, expected {sha256.lower()}")
-        os.chmod(part, 0o644)
-        os.replace(part, target)
-    except _MirrorFailed as exc:
-        raise RuntimeError(f"{url}: {exc}") from exc
-    finally:
-        if part.exists():
-            part.unlink()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    known = sha256 is not None or size is not None
+    with _RaiseOnSigterm():
+        fd, tmp = tempfile.mkstemp(
+            dir=target.parent, prefix=f".{target.name[:40]}.", suffix=".part"
+        )
+        os.close(fd)
+        part = Path(tmp)
+        try:
+            state = _Progress(part, size, deadline)
+            reason: str | None = "no try made"
+            for attempt in range(1, max(1, retries) + 1):
+                reason = _transfer(url, state, timeout, progress, known)
+                if reason is None:
+                    break
+                if attempt < retries:
+                    time.sleep(retry_delay * attempt)
+            else:
+                raise _MirrorFailed(f"{reason}; gave up after {retries} tries")
+            if sha256 is not None:
+                actual = state.digest.hexdigest()
+                if actual != sha256.lower():
+                    raise _MirrorFailed(
+                        f"SHA-256 mismatch: got {actual}, expected {sha256.lower()}"
+                    )
+            os.chmod(part, 0o644)
+            os.replace(part, target)
+        except _MirrorFailed as exc:
+            raise RuntimeError(f"{url}: {exc}") from exc
+        finally:
+            if part.exists():
+                part.unlink()
+
+
+def _check_name(name: str) -> None:
+    """A file name from a mirror list must stay inside the download folder."""
+    if not name or "/" in name or "\\" in name or name in (".", "..") or ".." in name:
+        raise ValueError(
+            f"download_files: file name {name!r} may not be empty or contain '/', '\\' "
+            "or '..': names are joined to the download folder and to each mirror's URL"
+        )
 
 
 def download_files(
@@ -223,14 +342,16 @@ def download_files(
     mirrors: Sequence[str] = MNIST_MIRRORS,
     sha256: Mapping[str, str] | None = None,
     *,
+    sizes: Mapping[str, int] | None = None,
     dataset: str = "MNIST",
     hint: str | None = None,
     retries: int = 3,
     timeout: float = 30.0,
+    deadline: float = 1800.0,
     retry_delay: float = 1.0,
     progress: bool = True,
 ) -> list[Path]:
-    """Download ``files`` into ``directory``, each from the first mirror that delivers it.
+    r"""Download ``files`` into ``directory``, each from the first mirror that delivers it.
 
     A file already in ``directory`` whose SHA-256 matches is kept. The mirror that
     delivered the previous file is tried first for the next one.
@@ -240,17 +361,19 @@ def download_files(
     directory : str or os.PathLike
         Where the files go (created if needed).
     files : sequence of str
-        File names, appended to each mirror's base URL.
+        File names, appended to each mirror's base URL (no ``/``, ``\\`` or ``..``).
     mirrors : sequence of str
         Base URLs ending with ``/``, tried in order.
     sha256 : mapping of str to str, optional
         Expected SHA-256 per file name. A file missing from the table is not checked.
+    sizes : mapping of str to int, optional
+        Expected size in bytes per file name (see ``size`` in :func:`fetch_url`).
     dataset : str, default "MNIST"
         Name used in messages.
     hint : str, optional
         Extra line appended to the error message (another way to get the data).
-    retries, timeout, retry_delay, progress
-        As in :func:`fetch_url`.
+    retries, timeout, deadline, retry_delay, progress
+        As in :func:`fetch_url` (``deadline`` is per file).
 
     Returns
     -------
@@ -262,7 +385,11 @@ def download_files(
     RuntimeError
         When every mirror failed for a file. The message lists each URL tried with
         its reason and says which files to put, by hand, in which directory.
+    ValueError
+        For a file name that would leave the folder.
     """
+    for name in files:
+        _check_name(name)
     folder = Path(directory).expanduser().resolve()
     folder.mkdir(parents=True, exist_ok=True)
     table = dict(sha256 or {})
@@ -281,8 +408,10 @@ def download_files(
                     base + name,
                     target,
                     expected,
+                    size=(sizes or {}).get(name),
                     retries=retries,
                     timeout=timeout,
+                    deadline=deadline,
                     retry_delay=retry_delay,
                     progress=progress,
                 )

@@ -16,14 +16,16 @@ its magic bytes ``1f 8b``, not by the file name.
 from __future__ import annotations
 
 import gzip
+import math
 import os
-import tempfile
 import zlib
-from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 import numpy.typing as npt
+
+from ..atomic_write import atomic_write
+from ..backends.host_limits import check_host_allocation
 
 __all__ = ["IDX_DTYPES", "read_idx", "write_idx"]
 
@@ -40,14 +42,62 @@ IDX_DTYPES: dict[int, np.dtype[Any]] = {
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
-def _decompress(data: bytes, path: str) -> bytes:
+_CHUNK = 1 << 22
+_MAX_COUNTED = 1 << 26  # trailing bytes are counted up to this many, then given up on
+
+
+def _broken(path: str, exc: BaseException) -> ValueError:
+    return ValueError(
+        f"{path}: broken gzip stream ({exc}); the file is damaged or was cut short, "
+        "delete it and fetch it again"
+    )
+
+
+def _read_exactly(stream: BinaryIO, n: int, path: str, ndim: int) -> bytes:
+    """The ``n`` bytes of dimensions after the magic number."""
     try:
-        return gzip.decompress(data)
+        data = stream.read(n)
     except (OSError, EOFError, zlib.error) as exc:
+        raise _broken(path, exc) from exc
+    if len(data) < n:
         raise ValueError(
-            f"{path}: broken gzip stream ({exc}); the file is damaged or was cut short, "
-            "delete it and fetch it again"
-        ) from exc
+            f"{path}: truncated: the header of a {ndim}-dimensional IDX file needs "
+            f"{4 + n} bytes, file has {4 + len(data)}"
+        )
+    return data
+
+
+def _count_rest(stream: BinaryIO) -> int:
+    """How many bytes are left in ``stream`` (counted up to just over _MAX_COUNTED)."""
+    rest = 0
+    while rest <= _MAX_COUNTED and (chunk := stream.read(_CHUNK)):
+        rest += len(chunk)
+    return rest
+
+
+def _header(stream: BinaryIO, path: str) -> tuple[tuple[int, ...], np.dtype[Any]]:
+    """Shape and dtype from the magic number and the dimensions."""
+    try:
+        magic = stream.read(4)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise _broken(path, exc) from exc
+    if len(magic) < 4:
+        raise ValueError(
+            f"{path}: not an IDX file: {len(magic)} bytes, too short for the 4-byte magic number"
+        )
+    if magic[0] != 0 or magic[1] != 0:
+        raise ValueError(
+            f"{path}: not an IDX file: bad magic number 0x{magic.hex()} "
+            "(an IDX file starts with two zero bytes)"
+        )
+    code, ndim = magic[2], magic[3]
+    if code not in IDX_DTYPES:
+        known = ", ".join(f"0x{c:02X}" for c in IDX_DTYPES)
+        raise ValueError(f"{path}: unknown IDX type code 0x{code:02X} (known: {known})")
+    if ndim == 0:
+        raise ValueError(f"{path}: IDX header declares 0 dimensions")
+    dims = _read_exactly(stream, 4 * ndim, path, ndim)
+    return tuple(int(d) for d in np.frombuffer(dims, dtype=">u4")), IDX_DTYPES[code]
 
 
 def read_idx(path: str | os.PathLike[str]) -> npt.NDArray[Any]:
@@ -70,8 +120,10 @@ def read_idx(path: str | os.PathLike[str]) -> npt.NDArray[Any]:
     ValueError
         If the file is not a valid IDX file: broken gzip stream, bad magic number,
         unknown type code, header cut short, or a data section shorter (truncated)
-        or longer (trailing bytes) than the header says. The message starts with
-        the file name and says what is wrong.
+        or longer (trailing bytes) than the header says, or a header declaring more
+        data than the file could hold or this process could allocate (checked before
+        anything is allocated: a decompression bomb is refused, not decompressed).
+        The message starts with the file name and says what is wrong.
 
     Examples
     --------
@@ -83,44 +135,43 @@ def read_idx(path: str | os.PathLike[str]) -> npt.NDArray[Any]:
            [3, 4, 5]], dtype=uint8)
     """
     name = os.fspath(path)
-    with open(name, "rb") as f:
-        data = f.read()
-    if data[:2] == _GZIP_MAGIC:
-        data = _decompress(data, name)
-    if len(data) < 4:
-        raise ValueError(
-            f"{name}: not an IDX file: {len(data)} bytes, too short for the 4-byte magic number"
-        )
-    if data[0] != 0 or data[1] != 0:
-        raise ValueError(
-            f"{name}: not an IDX file: bad magic number 0x{data[:4].hex()} "
-            "(an IDX file starts with two zero bytes)"
-        )
-    code, ndim = data[2], data[3]
-    if code not in IDX_DTYPES:
-        known = ", ".join(f"0x{c:02X}" for c in IDX_DTYPES)
-        raise ValueError(f"{name}: unknown IDX type code 0x{code:02X} (known: {known})")
-    if ndim == 0:
-        raise ValueError(f"{name}: IDX header declares 0 dimensions")
-    header_len = 4 + 4 * ndim
-    if len(data) < header_len:
-        raise ValueError(
-            f"{name}: truncated: the header of a {ndim}-dimensional IDX file needs "
-            f"{header_len} bytes, file has {len(data)}"
-        )
-    shape = tuple(int(d) for d in np.frombuffer(data, dtype=">u4", count=ndim, offset=4))
-    dtype = IDX_DTYPES[code]
-    expected = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-    got = len(data) - header_len
-    if got != expected:
+    file_size = os.path.getsize(name)
+    with open(name, "rb") as raw:
+        compressed = raw.read(2) == _GZIP_MAGIC
+        raw.seek(0)
+        stream: BinaryIO = gzip.GzipFile(fileobj=raw) if compressed else raw  # type: ignore[assignment]
+        shape, dtype = _header(stream, name)
+        header_len = 4 + 4 * len(shape)
+        expected = math.prod(shape) * dtype.itemsize  # Python ints: no overflow
         dims = "x".join(str(d) for d in shape)
-        what = "truncated" if got < expected else f"{got - expected} trailing bytes"
-        raise ValueError(
-            f"{name}: {what}: header says {dims} {dtype.newbyteorder('=').name} = "
-            f"{expected} bytes of data, file has {got}"
-        )
-    array = np.frombuffer(data, dtype=dtype, offset=header_len).reshape(shape)
-    return array.astype(dtype.newbyteorder("="))
+        described = f"header says {dims} {dtype.newbyteorder('=').name} = {expected} bytes of data"
+        if not compressed and file_size - header_len != expected:
+            got = file_size - header_len
+            what = "truncated" if got < expected else f"{got - expected} trailing bytes"
+            raise ValueError(f"{name}: {what}: {described}, file has {got}")
+        check_host_allocation(expected, f"{name}: {dims} {dtype.newbyteorder('=').name}")
+        array = np.empty(shape, dtype=dtype)  # filled in place: one copy of the data
+        view = array.reshape(-1).view(np.uint8).data
+        got = 0
+        try:
+            while got < expected:
+                n = stream.readinto(view[got : got + _CHUNK])  # type: ignore[attr-defined]
+                if not n:
+                    break
+                got += n
+            trailing = _count_rest(stream)  # also reaches the gzip checksum
+        except (OSError, EOFError, zlib.error) as exc:
+            raise _broken(name, exc) from exc
+        if got < expected:
+            raise ValueError(f"{name}: truncated: {described}, file has {got}")
+        if trailing:  # only a gzip stream gets here (a plain file's size was checked)
+            count = f"{trailing}" if trailing <= _MAX_COUNTED else f"over {_MAX_COUNTED}"
+            raise ValueError(f"{name}: {count} trailing bytes: {described}")
+    if dtype.isnative:
+        return array
+    array.byteswap(inplace=True)  # to this machine's byte order, without a second copy
+    native: npt.NDArray[Any] = array.view(dtype.newbyteorder("="))
+    return native
 
 
 def write_idx(
@@ -172,14 +223,5 @@ def write_idx(
         compress = name.endswith(".gz")
     if compress:
         payload = gzip.compress(payload, mtime=0)
-    target = Path(name)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(payload)
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600; a data file is readable by all
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with atomic_write(name) as f:
+        f.write(payload)

@@ -98,6 +98,7 @@ class _IDXImageDataset:
     subdir: ClassVar[str]
     mirrors: ClassVar[Sequence[str]]
     sha256: ClassVar[dict[str, str]]
+    sizes: ClassVar[dict[str, int]] = {}
     extra_dirs: ClassVar[tuple[str, ...]] = ()
     mean: ClassVar[float]
     std: ClassVar[float]
@@ -150,6 +151,7 @@ class _IDXImageDataset:
             _download.IDX_FILES,
             self.mirrors,
             self.sha256,
+            sizes=self.sizes,
             dataset=self.name,
             hint=self.hint,
         )
@@ -165,7 +167,9 @@ class _IDXImageDataset:
                 f"got {images.dtype} {images.shape}"
             )
         if labels.ndim != 1 or labels.dtype != np.uint8:
-            raise ValueError(f"{lab}: expected uint8 labels of shape (N,), got {labels.shape}")
+            raise ValueError(
+                f"{lab}: expected uint8 labels of shape (N,), got {labels.dtype} {labels.shape}"
+            )
         if len(images) != len(labels):
             raise ValueError(f"{img} has {len(images)} images but {lab} has {len(labels)} labels")
         if len(labels) and int(labels.max()) >= len(self.classes):
@@ -244,6 +248,7 @@ class MNIST(_IDXImageDataset):
     subdir = "mnist"
     mirrors: ClassVar[Sequence[str]] = _download.MNIST_MIRRORS
     sha256: ClassVar[dict[str, str]] = _download.MNIST_SHA256
+    sizes: ClassVar[dict[str, int]] = _download.MNIST_SIZES
     mean = 0.1307
     std = 0.3081
     classes: ClassVar[tuple[str, ...]] = (
@@ -313,6 +318,7 @@ class FashionMNIST(_IDXImageDataset):
     subdir = "fashion-mnist"
     mirrors: ClassVar[Sequence[str]] = _download.FASHION_MNIST_MIRRORS
     sha256: ClassVar[dict[str, str]] = _download.FASHION_MNIST_SHA256
+    sizes: ClassVar[dict[str, int]] = _download.FASHION_MNIST_SIZES
     extra_dirs: ClassVar[tuple[str, ...]] = ("/usr/share/datasets/fashion-mnist",)
     mean = 0.2860
     std = 0.3530

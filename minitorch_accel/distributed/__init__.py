@@ -7,6 +7,7 @@ Run a script with ``mpiexec -n 2 python script.py``; in it, ``distributed.init()
 
 from .comm import (
     abort,
+    allgather_object,
     allreduce_array,
     barrier,
     broadcast_array,
@@ -17,6 +18,7 @@ from .comm import (
     rank,
     world_size,
 )
+from .fingerprint import check_same_model
 from .sampler import DistributedSampler
 from .sync import (
     allreduce_flat,
@@ -33,6 +35,7 @@ __all__ = [
     "DistributedSampler",
     "DistributedTrainer",
     "abort",
+    "allgather_object",
     "allreduce_array",
     "allreduce_flat",
     "allreduce_gradients",
@@ -40,6 +43,7 @@ __all__ = [
     "broadcast_array",
     "broadcast_object",
     "broadcast_parameters",
+    "check_same_model",
     "init",
     "is_initialized",
     "local_rank",

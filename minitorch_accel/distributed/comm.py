@@ -106,18 +106,33 @@ def abort(message: str, code: int = 1) -> None:
 
     The message goes to stderr and, when the environment variable
     ``MINITORCH_ACCEL_ABORT_LOG`` names a file, is appended to that file as well.
+    Logging never stands between a failure and the abort: a log that cannot be
+    written (a missing folder, no permission, a full disk) is reported on stderr and
+    the job is aborted all the same.
     """
-    text = f"[rank {rank()}] {message}\n"
-    sys.stderr.write(text)
-    sys.stderr.flush()
-    log = os.environ.get("MINITORCH_ACCEL_ABORT_LOG")
-    if log:  # launchers may drop a dying job's output: keep the reason in a file too
-        with open(log, "a") as f:
-            f.write(text)
-    time.sleep(0.5)  # let the launcher forward the message before the job is torn down
-    if _world.comm is not None:
-        _world.comm.Abort(code)
-    os._exit(code)
+    try:
+        text = f"[rank {rank()}] {message}\n"
+        _write_stderr(text)
+        log = os.environ.get("MINITORCH_ACCEL_ABORT_LOG")
+        if log:  # launchers may drop a dying job's output: keep the reason in a file too
+            try:
+                with open(log, "a") as f:
+                    f.write(text)
+            except OSError as exc:
+                _write_stderr(f"[rank {rank()}] could not write MINITORCH_ACCEL_ABORT_LOG: {exc}\n")
+        time.sleep(0.5)  # let the launcher forward the message before the job is torn down
+    finally:
+        if _world.comm is not None:
+            _world.comm.Abort(code)
+        os._exit(code)
+
+
+def _write_stderr(text: str) -> None:
+    try:
+        sys.stderr.write(text)
+        sys.stderr.flush()
+    except Exception:
+        pass
 
 
 def _abort_on_uncaught(
@@ -172,3 +187,10 @@ def broadcast_object(obj: T, root: int = 0) -> T:
     """A small picklable Python object from ``root`` to every rank."""
     comm = _comm()
     return guarded("broadcast_object", lambda: comm.bcast(obj, root=root))  # type: ignore[no-any-return]
+
+
+def allgather_object(obj: T) -> list[T]:
+    """A small picklable Python object from every rank, as a list indexed by rank."""
+    comm = _comm()
+    gathered: list[T] = guarded("allgather_object", lambda: comm.allgather(obj))
+    return gathered

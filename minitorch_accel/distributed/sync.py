@@ -16,6 +16,7 @@ from ..autograd import no_grad
 from ..ops.flat import FlatLayout
 from ..tensor import Tensor
 from . import comm
+from .fingerprint import check_same_model
 
 
 def pack(xp: Any, arrays: Sequence[Any], extra: Sequence[float] = (), dtype: Any = None) -> Any:
@@ -96,9 +97,16 @@ def allreduce_flat(flat: Tensor) -> None:
 
 
 def broadcast_parameters(model: Any, root: int = 0) -> None:
-    """Make every rank's parameters and buffers equal to ``root``'s (one message)."""
+    """Make every rank's parameters and buffers equal to ``root``'s (one message).
+
+    Raises ``ValueError`` on every rank if the ranks' models differ in their tensors'
+    names, shapes or dtypes (checked once per model).
+    """
     tensors = list(model.parameters()) + list(model.buffers())
-    if not tensors or comm.world_size() == 1:
+    if comm.world_size() == 1:
+        return
+    check_same_model(model)
+    if not tensors:
         return
     by_dtype: dict[Any, list[Tensor]] = {}
     for t in tensors:
@@ -138,7 +146,12 @@ def allreduce_gradients(model: Any, weight: float | None = None) -> None:
         This rank's share of the global batch (its samples / all samples); the result
         is then ``sum_r weight_r * grad_r``, which equals the gradient of the whole
         batch even when the ranks' batches differ in size. Default: ``1 / world_size``.
+
+    Raises ``ValueError`` on every rank if the ranks' models differ in their tensors'
+    names, shapes or dtypes (checked once per model).
     """
+    if comm.world_size() > 1:
+        check_same_model(model)
     params = [p for p in model.parameters() if p.requires_grad]
     if not params:
         return

@@ -77,6 +77,12 @@ class Conv2d(Module):
         self.stride = _pair(stride, "stride")
         self.padding = _pair(padding, "padding")
         self.dilation = _pair(dilation, "dilation")
+        if in_channels < 1 or out_channels < 0 or min(self.kernel_size) < 1:
+            raise ValueError(
+                f"Conv2d: in_channels must be >= 1, out_channels >= 0 and every kernel size "
+                f">= 1, got Conv2d({in_channels}, {out_channels}, "
+                f"kernel_size={self.kernel_size})"
+            )
         shape = (out_channels, in_channels // groups, *self.kernel_size)
         self.weight = Parameter(factories.empty(*shape, device=device, dtype=dtype))
         self.bias = (

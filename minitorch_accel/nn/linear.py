@@ -60,6 +60,11 @@ class Linear(Module):
             raise ValueError(
                 f"Linear: sizes must be non-negative, got ({in_features}, {out_features})"
             )
+        if in_features == 0:  # PyTorch warns and builds a layer that maps to its bias
+            raise ValueError(
+                "Linear: in_features must be at least 1, got 0 (a layer that reads no "
+                "feature has nothing to learn from, and its initialization divides by it)"
+            )
         self.in_features, self.out_features = in_features, out_features
         self.weight = Parameter(
             factories.empty(out_features, in_features, device=device, dtype=dtype)

@@ -283,7 +283,11 @@ class Module:
         """Copy values from ``state_dict`` into this module's parameters and buffers.
 
         Values are copied into the existing tensors (on their devices, cast to their
-        dtypes); NumPy arrays are accepted as well as tensors.
+        dtypes); NumPy arrays are accepted as well as tensors. As in PyTorch (whose
+        ``load_state_dict`` does ``param.copy_(value)``), a value of another numeric
+        dtype is cast silently: float64 or int values loaded into a float32 parameter
+        become float32 (rounded), nothing warns. A value that is not numbers (a string,
+        None) is refused, naming its key and what it is.
 
         Parameters
         ----------
@@ -300,9 +304,9 @@ class Module:
         Raises
         ------
         RuntimeError
-            Listing missing and unexpected keys (when ``strict``) and every key whose
-            shape differs (name, expected shape, shape found). The module is left
-            unchanged.
+            Listing missing and unexpected keys (when ``strict``), every key whose
+            shape differs (name, expected shape, shape found) and every value that is not
+            a tensor or array of numbers. The module is left unchanged.
         """
         targets = self.state_dict(keep_vars=True)
         return load_into(type(self).__name__, targets, state_dict, strict)

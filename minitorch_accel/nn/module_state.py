@@ -39,7 +39,23 @@ def _shape_of(value: Any) -> tuple[int, ...]:
     return tuple(np.shape(value))
 
 
-def load_into(
+def _number_kind(value: Any) -> str | None:
+    """The dtype kind of a tensor or array of numbers (``"f"``, ``"i"``...), or None for
+    anything else (a string, None, an object array).
+    """
+    if isinstance(value, Tensor) or hasattr(value, "dtype"):
+        kind = str(value.dtype.kind)
+    elif isinstance(value, (str, bytes)) or value is None:
+        return None
+    else:
+        try:
+            kind = np.asarray(value).dtype.kind
+        except (TypeError, ValueError):
+            return None
+    return kind if kind in "biuf" else None
+
+
+def load_into(  # noqa: C901  (one check per way a state dict can be wrong, each with its message)
     owner: str, targets: Mapping[str, Tensor], state_dict: Mapping[str, Any], strict: bool
 ) -> IncompatibleKeys:
     """Copy ``state_dict``'s values into the tensors ``targets`` (keyed alike).
@@ -81,6 +97,13 @@ def load_into(
         if key not in state_dict:
             continue
         value = state_dict[key]
+        kind = _number_kind(value)
+        if kind is None:
+            problems.append(
+                f"{key}: expected a tensor or an array of numbers, got "
+                f"{type(value).__name__} {value!r:.60}"
+            )
+            continue
         try:
             got = _shape_of(value)
         except (TypeError, ValueError):

@@ -216,6 +216,24 @@ class Optimizer:
         state = {index[id(p)]: dict(s) for p, s in self.state.items() if id(p) in index}
         return {"state": state, "param_groups": groups}
 
+    def _check_same_kind(self, saved_groups: list[Any]) -> None:
+        """Refuse the state dict of another kind of optimizer (an Adam's into an SGD):
+        its groups lack this one's hyper-parameters and carry others.
+        """
+        for group in saved_groups:
+            if not isinstance(group, Mapping):
+                raise ValueError(f"a parameter group of the state dict is a {type(group).__name__}")
+            keys = set(group) - {"params"} - _SCHEDULER_KEYS
+            missing, foreign = set(self.defaults) - keys, keys - set(self.defaults)
+            if missing and foreign:
+                mine = type(self).__name__
+                guess = _optimizer_with(foreign)
+                raise ValueError(
+                    f"this state dict was saved by {guess or 'another kind of optimizer'}, "
+                    f"not by {mine}: its parameter groups have {sorted(foreign)} where "
+                    f"{mine} has {sorted(missing)}; load it into the optimizer that saved it"
+                )
+
     def load_state_dict(self, state_dict: Mapping[str, Any]) -> None:
         """Restore a :meth:`state_dict`, to continue training where it stopped.
 
@@ -226,14 +244,16 @@ class Optimizer:
         Raises
         ------
         ValueError
-            If the number of groups, the size of a group, a parameter index or the shape
-            of a state buffer does not match this optimizer.
+            If the state dict was saved by another kind of optimizer (an ``Adam``'s into
+            an ``SGD``), or the number of groups, the size of a group, a parameter index
+            or the shape of a state buffer does not match this optimizer.
         """
         if not isinstance(state_dict, Mapping) or not {"state", "param_groups"} <= set(state_dict):
             raise ValueError(
                 "an optimizer state dict is a dict with 'state' and 'param_groups' entries"
             )
         saved_groups = list(state_dict["param_groups"])
+        self._check_same_kind(saved_groups)
         if len(saved_groups) != len(self.param_groups):
             raise ValueError(
                 f"loaded state dict has {len(saved_groups)} parameter group(s), but this "
@@ -346,3 +366,20 @@ def check_non_negative(name: str, value: float) -> None:
     """Raise ``ValueError("Invalid <name>: <value>")`` for a negative hyper-parameter."""
     if not value >= 0.0:
         raise ValueError(f"Invalid {name}: {value}")
+
+
+#: Group entries that learning-rate schedulers add (not an optimizer's own).
+_SCHEDULER_KEYS = {"initial_lr", "max_lr", "min_lr", "base_momentum", "max_momentum"}
+
+
+def _optimizer_with(hyperparameters: set[str]) -> str | None:
+    """The name of an optimizer class whose constructor takes all of ``hyperparameters``."""
+    import inspect
+
+    pending: list[type] = list(Optimizer.__subclasses__())
+    while pending:
+        cls = pending.pop(0)
+        pending.extend(cls.__subclasses__())
+        if hyperparameters <= set(inspect.signature(cls).parameters):
+            return f"{cls.__name__} (by its hyper-parameters)"
+    return None

@@ -181,7 +181,11 @@ class DataParallel(Module):
 
         try:
             outputs = run_towers(
-                self.device_ids[:used], self._threads[:used], "forward", run, is_grad_enabled()
+                self.device_ids[:used],
+                self._threads[:used],
+                "forward",
+                run,
+                grad_enabled=is_grad_enabled(),
             )
         except RuntimeError:
             for buffer, array in zip(self.module.buffers(), saved, strict=True):

@@ -11,6 +11,7 @@ import queue
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
+from concurrent.futures import wait as wait_futures
 from functools import partial
 from typing import Any, TypeVar
 
@@ -79,6 +80,8 @@ def run_towers(
     threads: Sequence[TowerThread],
     what: str,
     work: Callable[[int], R],
+    timeout: float | None = None,
+    abandoned: dict[int, Future[Any]] | None = None,
     grad_enabled: bool = True,
 ) -> list[R]:
     """``work(i)`` for every tower ``i``, each in its thread (or, without ``threads``, one
@@ -95,6 +98,11 @@ def run_towers(
         The part of the step, for the error message (``"forward/backward"``).
     work : callable
         ``work(i)`` does tower ``i``'s part.
+    timeout : float, optional
+        Seconds to wait for every tower (with threads). A tower still running then is
+        abandoned (its future goes into ``abandoned``) and a ``RuntimeError`` names it.
+    abandoned : dict, optional
+        Receives ``{tower: future}`` for the towers that did not finish in time.
     grad_enabled : bool
         Whether operations are recorded for backward in the towers (grad mode is per
         thread, so the caller's does not carry over by itself).
@@ -107,8 +115,9 @@ def run_towers(
     Raises
     ------
     RuntimeError
-        If a tower raised an ``Exception``, chained to it; other exceptions
-        (``KeyboardInterrupt`` and the like) pass through unchanged.
+        If a tower raised an ``Exception``, chained to it, or did not finish within
+        ``timeout``; other exceptions (``KeyboardInterrupt`` and the like) pass through
+        unchanged.
     """
     calls = [partial(_in_context, devices[i], i, work, grad_enabled) for i in range(len(devices))]
     if threads:
@@ -117,6 +126,18 @@ def run_towers(
         futures = [Future() for _ in calls]
         for call, future in zip(calls, futures, strict=True):
             run_into(future, call)
+    if threads and timeout is not None:
+        _, late = wait_futures(futures, timeout=timeout)
+        if late:
+            hung = [i for i, f in enumerate(futures) if f in late]
+            if abandoned is not None:
+                abandoned.update((i, futures[i]) for i in hung)
+            names = ", ".join(f"tower {i} on device {devices[i]}" for i in hung)
+            raise RuntimeError(
+                f"{names} did not finish {what} within {timeout:g} s (timeout=): a device "
+                "or its thread hangs; the step was abandoned and the master state is as "
+                "before it"
+            )
     outcomes = [(f.exception(), f) for f in futures]
     failed = [(i, exc) for i, (exc, _) in enumerate(outcomes) if exc is not None]
     if failed:

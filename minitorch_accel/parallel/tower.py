@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Sequence
+from concurrent.futures import wait as wait_futures
 from dataclasses import dataclass
 from time import perf_counter
 from typing import Any, Generic, TypeVar
@@ -90,6 +91,13 @@ class TowerTrainer(Generic[M]):
     profile : bool
         Synchronize the devices between phases so :attr:`last_timings` splits the
         step exactly. Off, only the total and the bytes are meaningful.
+    timeout : float, optional
+        Seconds each phase of a step may take on every tower. A tower that hangs
+        (a stuck device, a deadlock in a data source) makes :meth:`step` raise a
+        ``RuntimeError`` naming the tower and its device, with the master state
+        unchanged, instead of blocking forever. The next step first waits (up to
+        ``timeout``) for the abandoned tower to come back, and refuses to run while
+        it has not. Needs ``concurrent=True``.
 
     Attributes
     ----------
@@ -140,7 +148,14 @@ class TowerTrainer(Generic[M]):
         loss_reduction: str = "mean",
         concurrent: bool = True,
         profile: bool = True,
+        timeout: float | None = None,
     ) -> None:
+        if timeout is not None and not (timeout > 0 and concurrent):
+            raise ValueError(
+                f"timeout must be a number of seconds > 0, with concurrent=True (the "
+                f"towers need threads to be waited for), got timeout={timeout!r}, "
+                f"concurrent={concurrent!r}"
+            )
         if reduce not in ("host", "device"):
             raise ValueError(f"reduce must be 'host' or 'device', got {reduce!r}")
         if loss_reduction not in ("mean", "sum"):
@@ -180,7 +195,10 @@ class TowerTrainer(Generic[M]):
                 )
                 for t, d in zip(self._towers, self.devices, strict=True)
             ]
-        many = concurrent and len(self.devices) > 1
+        self.timeout = timeout
+        self._abandoned: dict[int, Any] = {}  # tower -> future, for towers that were late
+        self._abandoned_buffers: list[list[Any]] = []
+        many = concurrent and (len(self.devices) > 1 or timeout is not None)
         self._threads = (
             [TowerThread(f"tower-{i}-{d}") for i, d in enumerate(self.devices)] if many else []
         )
@@ -208,12 +226,14 @@ class TowerTrainer(Generic[M]):
             If the batch is smaller than the number of towers, or inputs and targets
             differ in length.
         RuntimeError
-            If a tower fails; nothing on the host has changed then.
+            If a tower fails, or does not finish within ``timeout``; nothing on the
+            host has changed then.
         """
         if not isinstance(inputs, Tensor) or not isinstance(targets, Tensor):
             raise TypeError("TowerTrainer.step expects Tensors for inputs and targets")
         if len(inputs) != len(targets):
             raise ValueError(f"inputs have {len(inputs)} samples but targets {len(targets)}")
+        self._wait_for_abandoned()
         start, moved_before = perf_counter(), transfer_stats.as_dict()
         self._match_training_mode()
         # 3. split the batch; weights make the average the gradient of the whole batch
@@ -237,9 +257,13 @@ class TowerTrainer(Generic[M]):
                 self._threads,
                 "forward/backward",
                 lambda i: self._tower(i, host_flat, x_shards[i], y_shards[i]),
+                self.timeout,
+                self._abandoned,
             )
         except RuntimeError:
             self._restore_replica_buffers(saved)
+            if self._abandoned:  # a late tower may still write its buffers: again later
+                self._abandoned_buffers = saved
             raise
         tick = perf_counter()
         has_grad = [any(flags) for flags in zip(*(r.has_grad for r in results), strict=True)]
@@ -260,6 +284,8 @@ class TowerTrainer(Generic[M]):
                 self._threads,
                 "the update",
                 lambda i: self._update_tower(i, reduced[i], has_grad, grad_mode),
+                self.timeout,
+                self._abandoned,
             )
         phases["update"] = perf_counter() - tick
         loss = float(sum(w * r.loss for w, r in zip(weights, results, strict=True)))
@@ -324,6 +350,24 @@ class TowerTrainer(Generic[M]):
         with set_grad_enabled(grad_mode):
             self._optimizers[i].step()
         self._wait(self.devices[i])
+
+    def _wait_for_abandoned(self) -> None:
+        """Before a step: the towers abandoned by a timed-out step must have come back
+        (their results are dropped, the buffers they touched are put back).
+        """
+        if not self._abandoned:
+            return
+        _, late = wait_futures(self._abandoned.values(), timeout=self.timeout)
+        if late:
+            hung = [i for i, f in self._abandoned.items() if f in late]
+            names = ", ".join(f"tower {i} on device {self.devices[i]}" for i in hung)
+            raise RuntimeError(
+                f"{names} still runs the step that timed out; the trainer cannot step "
+                "until it returns (if it never does, build a new TowerTrainer)"
+            )
+        self._abandoned = {}
+        self._restore_replica_buffers(self._abandoned_buffers)
+        self._abandoned_buffers = []
 
     # ------------------------------------------------------------ threads
     def _wait(self, device: Device) -> None:

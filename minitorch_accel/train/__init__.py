@@ -12,13 +12,14 @@ with all of it.
 from .callbacks import Callback, ModelCheckpoint
 from .checkpoint import TrainingState, load_checkpoint, save_checkpoint
 from .history import History
-from .loop import evaluate, fit
+from .loop import NonFiniteLossError, evaluate, fit
 from .plot import plot_history
 
 __all__ = [
     "Callback",
     "History",
     "ModelCheckpoint",
+    "NonFiniteLossError",
     "TrainingState",
     "evaluate",
     "fit",

@@ -22,7 +22,7 @@ from ..tensor import Tensor
 from .history import History
 from .rng import backend_rng_state, loader_rng_state, set_backend_rng_state, set_loader_rng_state
 
-__all__ = ["FORMAT", "TrainingState", "load_checkpoint", "save_checkpoint"]
+__all__ = ["FORMAT", "ResumeError", "TrainingState", "load_checkpoint", "save_checkpoint"]
 
 #: Written into every checkpoint, checked on load.
 FORMAT = "minitorch_accel.train/1"
@@ -68,22 +68,81 @@ def load_checkpoint(path: PathLike, map_location: Any = None) -> dict[str, Any]:
     FileNotFoundError
         When ``path`` does not exist.
     ValueError
-        When the file is not a training checkpoint.
+        When the file is not a training checkpoint, or one with a field missing or of
+        the wrong type; the message names the file and the field.
     """
     from ..serialization import load
 
+    name = os.fspath(path)
     if not Path(path).is_file():
-        raise FileNotFoundError(f"checkpoint {os.fspath(path)!r} does not exist")
+        raise FileNotFoundError(f"checkpoint {name!r} does not exist")
     data = load(path, map_location=map_location)
     if not isinstance(data, Mapping) or data.get("format") != FORMAT:
         raise ValueError(
-            f"{os.fspath(path)!r} is not a training checkpoint (expected format {FORMAT!r}); "
+            f"{name!r} is not a training checkpoint (expected format {FORMAT!r}); "
             "a plain model state dict is loaded with model.load_state_dict(load(path))"
         )
+    try:
+        return _checked(data)
+    except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
+        reason = f"the field {exc.args[0]!r} is missing" if isinstance(exc, KeyError) else exc
+        raise ValueError(
+            f"{name!r} is an incomplete or damaged training checkpoint: {reason}"
+        ) from None
+
+
+#: Fields of a training checkpoint and the types they must have.
+_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "model": Mapping,
+    "optimizer": Mapping,
+    "epoch": int,
+    "batch": int,
+    "batches_per_epoch": int,
+    "history": Mapping,
+    "totals": Mapping,
+    "rng": Mapping,
+}
+_TOTALS = ("loss_sum", "correct", "seen", "elapsed")
+
+
+def _checked(data: Mapping[str, Any]) -> dict[str, Any]:
+    """``data`` with ``history`` and ``metadata`` decoded, or an error saying what is wrong."""
+    for key, kind in _FIELDS.items():
+        value = data[key]
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise TypeError(f"the field {key!r} is a {type(value).__name__}")
+    if not 0 <= data["batch"] <= data["batches_per_epoch"] or data["epoch"] < 0:
+        raise ValueError(
+            f"the position (epoch {data['epoch']}, batch {data['batch']} of "
+            f"{data['batches_per_epoch']}) is impossible"
+        )
+    for key in _TOTALS:
+        float(_scalar(data["totals"][key]))
+    for key in ("loader", "backends"):
+        str(data["rng"][key])
     out = dict(data)
     out["history"] = History.from_dict(data["history"])
-    out["metadata"] = json.loads(str(data.get("metadata", "{}")))
+    if not isinstance(data.get("metadata", "{}"), str):
+        raise TypeError(f"the field 'metadata' is a {type(data['metadata']).__name__}")
+    try:
+        metadata = json.loads(data.get("metadata", "{}"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"the field 'metadata' is not JSON ({exc})") from None
+    if not isinstance(metadata, dict):
+        raise TypeError(f"the field 'metadata' holds a {type(metadata).__name__}, not an object")
+    out["metadata"] = metadata
     return out
+
+
+class ResumeError(ValueError):
+    """A checkpoint that does not fit the run resuming from it (another model, optimizer,
+    batch size...); the message says what differs.
+
+    Examples
+    --------
+    >>> issubclass(ResumeError, ValueError)
+    True
+    """
 
 
 class TrainingState:
@@ -195,13 +254,24 @@ class TrainingState:
 
         Raises
         ------
-        ValueError
+        ResumeError
             When the checkpoint was made with a different number of batches per epoch
-            (another batch size or dataset), or lacks a scheduler state this run needs.
+            (another batch size or dataset), lacks a scheduler state this run needs, or
+            holds a model or optimizer state that does not fit this run's.
         """
+        try:
+            self._load_state_dict(ckpt)
+        except ResumeError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError, RuntimeError) as exc:
+            # RuntimeError: load_state_dict's "Error(s) in loading state_dict", as PyTorch's
+            reason = f"no {exc.args[0]!r}" if isinstance(exc, KeyError) else str(exc)
+            raise ResumeError(f"the checkpoint does not fit this run: {reason}") from exc
+
+    def _load_state_dict(self, ckpt: Mapping[str, Any]) -> None:
         saved_batches = int(ckpt["batches_per_epoch"])
         if saved_batches != self.batches_per_epoch:
-            raise ValueError(
+            raise ResumeError(
                 f"the checkpoint was made with {saved_batches} batches per epoch, but this "
                 f"loader has {self.batches_per_epoch}: use the same dataset and batch size"
             )
@@ -211,7 +281,7 @@ class TrainingState:
             if obj is None:
                 continue
             if name not in ckpt:
-                raise ValueError(f"this run has a {name} but the checkpoint holds no {name} state")
+                raise ResumeError(f"this run has a {name} but the checkpoint holds no {name} state")
             obj.load_state_dict(ckpt[name])
         history = ckpt["history"]
         self.history = history if isinstance(history, History) else History.from_dict(history)

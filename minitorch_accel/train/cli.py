@@ -9,7 +9,8 @@ different devices::
     python examples/mnist_cnn.py --dataset fashion --epochs 3 --checkpoint run.npz
     python examples/mnist_cnn.py --resume run.npz      # continue a stopped run
 
-Ctrl-C stops after the current batch and saves a checkpoint; ``--resume`` continues
+Ctrl-C or SIGTERM stops after the current batch and saves a checkpoint (exit status
+130 or 143); ``--resume`` continues
 it with the settings stored inside, and on the CPU ends with exactly the numbers of
 an uninterrupted run.
 """
@@ -17,9 +18,13 @@ an uninterrupted run.
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from .history import History
@@ -30,6 +35,12 @@ __all__ = ["build_parser", "format_summary", "main"]
 DEFAULT_PROG = "python -m minitorch_accel train"
 #: Exit status after Ctrl-C, as shells report a process stopped by SIGINT.
 EXIT_INTERRUPTED = 130
+#: Exit status after SIGTERM (a checkpoint was saved), as shells report it.
+EXIT_TERMINATED = 143
+#: Exit status when training diverged (a NaN or infinite loss).
+EXIT_DIVERGED = 3
+#: The largest --seed (NumPy seeds are 32-bit).
+MAX_SEED = 2**32 - 1
 #: Options whose value is stored in checkpoints and must not change on --resume.
 RUN_OPTIONS = ("dataset", "epochs", "batch_size", "lr", "optimizer", "seed", "amp", "limit")
 
@@ -49,8 +60,20 @@ def _positive_float(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text}")
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"must be in [0, {MAX_SEED}], got {value}")
     return value
 
 
@@ -82,7 +105,7 @@ def build_parser(prog: str = DEFAULT_PROG) -> argparse.ArgumentParser:
         choices=["sgd", "adam"],
         help="adam (default), or sgd with Nesterov momentum 0.9",
     )
-    p.add_argument("--seed", type=int, help=f"weights and shuffling (default {defaults.seed})")
+    p.add_argument("--seed", type=_seed, help=f"weights and shuffling (default {defaults.seed})")
     p.add_argument(
         "--limit",
         type=_positive_int,
@@ -97,6 +120,13 @@ def build_parser(prog: str = DEFAULT_PROG) -> argparse.ArgumentParser:
         action="store_true",
         default=None,
         help="mixed precision (float16 compute, float32 weights)",
+    )
+    p.add_argument(
+        "--on-nonfinite",
+        choices=["stop", "warn", "ignore"],
+        default="stop",
+        help="at a NaN or infinite loss: stop (default, exit status 3, the checkpoint keeps "
+        "the last finite state), warn and go on, or ignore",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bars, only the summary")
     return p
@@ -155,6 +185,53 @@ def _config(args: argparse.Namespace, saved: dict[str, Any] | None) -> RunConfig
     return config
 
 
+def _check_saved_config(config: RunConfig, path: str) -> None:  # noqa: C901  (one check per setting)
+    """The settings read from a checkpoint pass the command line's own checks."""
+    checks: list[tuple[str, Any, Callable[[str], Any]]] = [
+        ("epochs", config.epochs, _positive_int),
+        ("batch_size", config.batch_size, _positive_int),
+        ("seed", config.seed, _seed),
+    ]
+    if config.lr is not None:
+        checks.append(("lr", config.lr, _positive_float))
+    if config.limit is not None:
+        checks.append(("limit", config.limit, _positive_int))
+    problems = []
+    for name, value, parse in checks:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            problems.append(f"{name} is {value!r}")
+            continue
+        try:
+            if parse(repr(value)) != value:
+                problems.append(f"{name} is {value!r}")
+        except argparse.ArgumentTypeError as exc:
+            problems.append(f"{name} {exc}")
+    if config.dataset not in DATASETS:
+        problems.append(f"dataset is {config.dataset!r}")
+    if config.optimizer not in DEFAULT_LR:
+        problems.append(f"optimizer is {config.optimizer!r}")
+    if not isinstance(config.amp, bool):
+        problems.append(f"amp is {config.amp!r}")
+    if problems:
+        raise InputError(
+            f"--resume {path}: the checkpoint's settings are invalid: " + "; ".join(problems)
+        )
+
+
+def _check_writable(flag: str, path: str) -> None:
+    """Fail before training when ``path`` cannot be written (its folder may be created)."""
+    target = Path(path)
+    if target.is_dir():
+        raise UsageError(f"{flag} {path}: is a folder; give a file name")
+    folder = target.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise UsageError(f"{flag} {path}: {folder} is not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UsageError(f"{flag} {path}: the folder {folder} is not writable")
+
+
 def _check_device(name: str) -> Any:
     from ..backends import Device
 
@@ -179,8 +256,9 @@ def _describe(config: RunConfig, parts: dict[str, Any], device: Any) -> str:
 
 
 def _run(args: argparse.Namespace, prog: str, start: float) -> int:  # noqa: C901  (the CLI steps in order: data, model, resume, fit, save, report)
-    from .checkpoint import load_checkpoint
-    from .loop import fit
+    from .checkpoint import ResumeError, load_checkpoint
+    from .interrupt import Terminated
+    from .loop import NonFiniteLossError
 
     device = _check_device(args.device)
     ckpt = None
@@ -192,7 +270,21 @@ def _run(args: argparse.Namespace, prog: str, start: float) -> int:  # noqa: C90
     saved = None if ckpt is None else ckpt["metadata"].get("config")
     if ckpt is not None and saved is None:
         raise UsageError(f"--resume {args.resume}: the checkpoint holds no command-line settings")
+    if saved is not None and not isinstance(saved, dict):
+        raise InputError(f"--resume {args.resume}: its settings are a {type(saved).__name__}")
     config = _config(args, saved)
+    if saved is not None:
+        _check_saved_config(config, args.resume)
+    for flag, path in (("--checkpoint", args.checkpoint), ("--plot", args.plot)):
+        if path:
+            _check_writable(flag, path)
+    if args.plot:
+        from .plot import _figure_class
+
+        try:
+            _figure_class()
+        except ImportError as exc:
+            raise UsageError(f"--plot: {exc}") from exc
     if config.amp and not _amp_available():
         raise UsageError(
             "--amp: mixed precision is not available yet in this version "
@@ -208,7 +300,30 @@ def _run(args: argparse.Namespace, prog: str, start: float) -> int:  # noqa: C90
     if not args.quiet:
         print(_describe(config, parts, device), flush=True)
     checkpoint = args.checkpoint or args.resume
-    history = fit(
+    try:
+        history = _fit(args, prog, config, parts, device, ckpt, checkpoint)
+    except NonFiniteLossError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr, flush=True)
+        return EXIT_DIVERGED
+    except Terminated:
+        return EXIT_TERMINATED
+    except ResumeError as exc:
+        raise InputError(f"--resume {args.resume}: {exc}") from exc
+    return _after_fit(args, config, history, device, prog, start)
+
+
+def _fit(
+    args: argparse.Namespace,
+    prog: str,
+    config: RunConfig,
+    parts: dict[str, Any],
+    device: Any,
+    ckpt: Any,
+    checkpoint: str | None,
+) -> History:
+    from .loop import fit
+
+    return fit(
         parts["model"],
         parts["loader"],
         parts["optimizer"],
@@ -224,7 +339,18 @@ def _run(args: argparse.Namespace, prog: str, start: float) -> int:  # noqa: C90
         resume_command=f"{prog} --resume {{path}}",
         metadata={"config": config.to_dict()},
         amp=config.amp,
+        on_nonfinite=args.on_nonfinite,
     )
+
+
+def _after_fit(
+    args: argparse.Namespace,
+    config: RunConfig,
+    history: History,
+    device: Any,
+    prog: str,
+    start: float,
+) -> int:
     if args.plot and len(history):
         from .plot import plot_history
 
@@ -236,6 +362,9 @@ def _run(args: argparse.Namespace, prog: str, start: float) -> int:  # noqa: C90
             print(f"curves written to {path}")
     if len(history) < config.epochs:
         return EXIT_INTERRUPTED
+    if not math.isfinite(history.train_loss[-1]):
+        print(f"{prog}: error: the final training loss is not finite", file=sys.stderr)
+        return EXIT_DIVERGED
     print(format_summary(_summary_row(history, device, config, start)), flush=True)
     return 0
 
@@ -266,7 +395,8 @@ def main(argv: list[str] | None = None, prog: str = DEFAULT_PROG) -> int:
     -------
     int
         0 on success, 1 when data cannot be found or a file cannot be written, 2 for a
-        bad command line, 130 when training was interrupted (a checkpoint was saved).
+        bad command line, 3 when training diverged (a NaN or infinite loss), 130 when
+        training was interrupted by Ctrl-C, 143 by SIGTERM (a checkpoint was saved).
     """
     start = time.perf_counter()
     parser = build_parser(prog)

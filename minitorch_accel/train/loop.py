@@ -20,6 +20,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext, suppress
+from pathlib import Path
 from typing import Any
 
 from ..autograd import no_grad
@@ -28,10 +29,18 @@ from ..tensor import Tensor
 from .callbacks import Callback, bind
 from .checkpoint import TrainingState, load_checkpoint
 from .history import History
-from .interrupt import InterruptGuard
-from .runner import EpochRunner, LossFn, count_correct, synchronize, to_device
+from .interrupt import InterruptGuard, Terminated
+from .runner import (
+    NONFINITE_CHOICES,
+    EpochRunner,
+    LossFn,
+    NonFiniteStepError,
+    count_correct,
+    synchronize,
+    to_device,
+)
 
-__all__ = ["evaluate", "fit"]
+__all__ = ["NonFiniteLossError", "evaluate", "fit"]
 
 PathLike = str | os.PathLike[str]
 
@@ -105,6 +114,78 @@ def evaluate(
     }
 
 
+class NonFiniteLossError(FloatingPointError):
+    """:func:`fit` stopped because the loss became NaN or infinite (the run diverged).
+
+    Raised before the bad batch updates anything; no checkpoint with non-finite values
+    is written, so the checkpoint file (if any) holds the last finite state.
+
+    Attributes
+    ----------
+    loss : float
+        The non-finite value.
+    epoch, batch : int
+        Where it happened (0-based: epochs completed, batches completed in the epoch).
+    history : History
+        The epochs completed before it.
+    checkpoint : pathlib.Path or None
+        The last checkpoint written (with finite values), if any.
+
+    Examples
+    --------
+    >>> issubclass(NonFiniteLossError, FloatingPointError)
+    True
+    """
+
+    def __init__(
+        self,
+        message: str,
+        loss: float,
+        epoch: int,
+        batch: int,
+        history: History,
+        checkpoint: Path | None,
+    ) -> None:
+        super().__init__(message)
+        self.loss, self.epoch, self.batch = loss, epoch, batch
+        self.history, self.checkpoint = history, checkpoint
+
+
+_ADVICE = (
+    "Try a smaller learning rate (a tenth of this one), gradient clipping "
+    "(optim.clip_grad_norm_), or check the inputs for NaN or infinite values"
+)
+
+
+def _all_finite(model: Any) -> bool:
+    """Whether every parameter of ``model`` is finite (one sync per parameter)."""
+    for p in model.parameters():
+        with p.device.guard():  # on the parameter's own device
+            if not bool(p.xp.isfinite(p.array).all()):
+                return False
+    return True
+
+
+def _diverged(
+    where: str, value: float, state: TrainingState, saved: Path | None, checkpoint: Any
+) -> NonFiniteLossError:
+    if saved is not None:
+        kept = f"The last checkpoint with finite values is {os.fspath(saved)}."
+    elif checkpoint is not None and os.path.exists(checkpoint):
+        kept = f"The checkpoint {os.fspath(checkpoint)} was left as it was."
+    else:
+        kept = "No checkpoint was written."
+    return NonFiniteLossError(
+        f"fit: {where} is {value}: training diverged and was stopped. {kept} "
+        f"{_ADVICE}; or pass on_nonfinite='warn' (--on-nonfinite warn) to go on regardless.",
+        value,
+        state.epoch,
+        state.batch,
+        state.history,
+        saved,
+    )
+
+
 def _amp_tools(device: Device) -> tuple[Callable[[], AbstractContextManager[Any]], Any]:
     """``(autocast_factory, scaler)`` from :mod:`minitorch_accel.amp`, or a clear error."""
     amp_module: Any = None
@@ -148,6 +229,7 @@ def fit(  # noqa: C901  (the options of a training run; they fold into a config 
     resume_command: str | None = None,
     metadata: Mapping[str, Any] | None = None,
     amp: bool = False,
+    on_nonfinite: str = "stop",
 ) -> History:
     """Train ``model`` for ``epochs`` epochs over ``loader``; return the per-epoch history.
 
@@ -209,6 +291,13 @@ def fit(  # noqa: C901  (the options of a training run; they fold into a config 
     amp : bool, default False
         Mixed precision through :mod:`minitorch_accel.amp` (autocast + GradScaler);
         a ``RuntimeError`` says so when that module is not available.
+    on_nonfinite : {"stop", "warn", "ignore"}, default "stop"
+        What to do when a batch's loss is NaN or infinite. ``"stop"`` raises
+        :class:`NonFiniteLossError` before that batch updates anything, and never
+        writes a checkpoint whose parameters are not finite, so the checkpoint file
+        keeps the last finite state. ``"warn"`` warns once and goes on; ``"ignore"``
+        goes on silently and skips the check (which reads the loss every step: one
+        device synchronization per step on a GPU).
 
     Returns
     -------
@@ -218,15 +307,22 @@ def fit(  # noqa: C901  (the options of a training run; they fold into a config 
     Raises
     ------
     ValueError
-        For ``epochs < 0``, a bad ``scheduler_interval``, batches that are not
-        ``(inputs, targets)``, an empty loader, or a checkpoint that does not fit.
+        For ``epochs < 0``, a bad ``scheduler_interval`` or ``on_nonfinite``, batches
+        that are not ``(inputs, targets)``, an empty loader, or a checkpoint that does
+        not fit.
+    NonFiniteLossError
+        With ``on_nonfinite="stop"``, when the loss (or, at a checkpoint, a parameter)
+        is NaN or infinite; the message names the step and what to try.
 
     Notes
     -----
     **Stopping.** Ctrl-C (or ``KeyboardInterrupt`` raised by a callback) stops
     training at the end of the current batch, writes a checkpoint to
     ``interrupt_checkpoint`` (or ``checkpoint``), prints how to resume and returns
-    the history so far. A second Ctrl-C aborts at once.
+    the history so far. A second Ctrl-C aborts at once. SIGTERM (what Slurm and
+    Kubernetes send before preempting a job) does the same, then raises
+    :class:`~minitorch_accel.train.interrupt.Terminated` (a ``SystemExit`` with
+    status 143) so that the program ends as the scheduler expects.
 
     Examples
     --------
@@ -244,6 +340,11 @@ def fit(  # noqa: C901  (the options of a training run; they fold into a config 
     if scheduler_interval not in ("batch", "epoch"):
         raise ValueError(
             f"fit: scheduler_interval must be 'batch' or 'epoch', got {scheduler_interval!r}"
+        )
+    if on_nonfinite not in NONFINITE_CHOICES:
+        raise ValueError(
+            f"fit: on_nonfinite must be one of {', '.join(map(repr, NONFINITE_CHOICES))}, "
+            f"got {on_nonfinite!r}"
         )
     dev = Device(device)
     if hasattr(model, "to"):
@@ -270,9 +371,17 @@ def fit(  # noqa: C901  (the options of a training run; they fold into a config 
         state.epoch = max(int(start_epoch), after)
     listed = bind(callbacks, state, int(epochs))
     run = EpochRunner(
-        state, loss_fn, int(epochs), progress, scheduler_interval, autocast, listed.wants_batch_logs
+        state,
+        loss_fn,
+        int(epochs),
+        progress,
+        scheduler_interval,
+        autocast,
+        listed.wants_batch_logs,
+        on_nonfinite,
     )
     save_to = interrupt_checkpoint if interrupt_checkpoint is not None else checkpoint
+    saved: Path | None = None  # the last checkpoint written, all finite
     listed.on_train_begin({})
     with InterruptGuard() as guard:
         try:
@@ -286,22 +395,36 @@ def fit(  # noqa: C901  (the options of a training run; they fold into a config 
                     val = evaluate(model, val_loader, loss_fn, dev)
                 logs = run.end_epoch(val)
                 if checkpoint is not None:
-                    state.save(checkpoint)
+                    if on_nonfinite == "stop" and not _all_finite(state.model):
+                        where = f"a parameter after epoch {state.epoch}"
+                        raise _diverged(where, math.nan, state, saved, checkpoint)
+                    saved = state.save(checkpoint)
                 listed.on_epoch_end(state.epoch - 1, logs)
                 if guard.requested:
                     raise KeyboardInterrupt
+        except NonFiniteStepError as exc:
+            where = f"the loss at {run.position()}"
+            raise _diverged(where, exc.loss, state, saved, checkpoint) from None
         except KeyboardInterrupt:
             if guard.aborted or not run.consistent:
                 raise  # stopped in the middle of an update: nothing safe to save
-            _report_interrupt(state, int(epochs), save_to, resume_command)
+            _report_interrupt(state, int(epochs), save_to, resume_command, guard.signal_name)
+            if guard.terminated:
+                raise Terminated from None
     listed.on_train_end(state.history.last() if len(state.history) else {})
     return state.history
 
 
 def _report_interrupt(
-    state: TrainingState, epochs: int, path: PathLike | None, resume_command: str | None
+    state: TrainingState,
+    epochs: int,
+    path: PathLike | None,
+    resume_command: str | None,
+    signal_name: str | None = None,
 ) -> None:
     where = _position_text(state, epochs)
+    if signal_name == "SIGTERM":
+        where += " by SIGTERM"
     if path is None:
         print(
             f"Training interrupted {where}; no checkpoint path was given, nothing saved.",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
@@ -17,7 +18,22 @@ from ..tensor import Tensor
 from .checkpoint import TrainingState
 from .interrupt import InterruptGuard
 
-__all__ = ["EpochRunner", "count_correct", "synchronize", "to_device"]
+__all__ = ["EpochRunner", "NonFiniteStepError", "count_correct", "synchronize", "to_device"]
+
+#: What ``fit`` does at a non-finite loss.
+NONFINITE_CHOICES = ("stop", "warn", "ignore")
+
+
+class NonFiniteStepError(Exception):
+    """Raised by :meth:`EpochRunner.step` before the update when the loss is NaN or
+    infinite and ``on_nonfinite="stop"`` (``fit`` turns it into a
+    :class:`~minitorch_accel.train.NonFiniteLossError` with the whole story).
+    """
+
+    def __init__(self, loss: float) -> None:
+        super().__init__(loss)
+        self.loss = loss
+
 
 LossFn = Callable[[Any, Any], Tensor]
 
@@ -57,8 +73,11 @@ class EpochRunner:
         scheduler_interval: str,
         autocast: Callable[[], AbstractContextManager[Any]],
         wants_batch_logs: bool,
+        on_nonfinite: str = "stop",
     ) -> None:
         self.state, self.loss_fn, self.epochs = state, loss_fn, epochs
+        self.on_nonfinite = on_nonfinite
+        self.warned = False
         self.progress, self.scheduler_interval = progress, scheduler_interval
         self.autocast, self.wants_batch_logs = autocast, wants_batch_logs
         self.consistent = True  # False while the model/optimizer are half-updated
@@ -70,6 +89,8 @@ class EpochRunner:
         with self.autocast():
             output = st.model(x)
             loss = self.loss_fn(output, y)
+        if self.on_nonfinite != "ignore":
+            self.check_finite(float(loss.item()))  # one device sync per step
         if st.scaler is not None:
             st.scaler.scale(loss).backward()
         else:
@@ -93,6 +114,32 @@ class EpochRunner:
         st.mark_batch_done()
         self.consistent = True
         return loss
+
+    def check_finite(self, value: float) -> None:
+        """Stop (raise :class:`NonFiniteStepError`, nothing updated yet) or warn once when
+        the loss ``value`` of the batch about to be learned from is NaN or infinite.
+        """
+        if math.isfinite(value):
+            return
+        if self.on_nonfinite == "stop":
+            raise NonFiniteStepError(value)
+        if not self.warned:
+            self.warned = True
+            warnings.warn(
+                f"fit: the loss is {value} at {self.position()}; training goes on "
+                "(on_nonfinite='warn'), but the model is probably ruined",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+
+    def position(self) -> str:
+        """Where the current batch is, in words (``epoch 1/3, batch 4/20 (step 24)``)."""
+        st = self.state
+        step = st.epoch * st.batches_per_epoch + st.batch + 1
+        return (
+            f"epoch {st.epoch + 1}/{self.epochs}, batch {st.batch + 1}/{st.batches_per_epoch} "
+            f"(step {step} of the run)"
+        )
 
     def postfix(self) -> dict[str, str]:
         """The numbers shown on the progress bar (reading them syncs the device)."""
