@@ -151,7 +151,9 @@ def test_sample_by_sample_collates_python_scalars() -> None:
 
 
 def test_transform_forces_sample_path() -> None:
-    ds = MNIST(sample=True, train=False, transform=lambda im: 1.0 - im)
+    ds = MNIST(
+        sample=True, train=False, transform=lambda im: 1.0 - im[None].astype(np.float32) / 255
+    )
     x, y = next(iter(DataLoader(ds, batch_size=8)))
     raw = MNIST(sample=True, train=False).arrays[0][:8]
     np.testing.assert_allclose(x.numpy(), 1.0 - raw)
