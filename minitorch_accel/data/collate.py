@@ -42,13 +42,14 @@ def _stack(batch: Sequence[Any]) -> npt.NDArray[Any]:
     arrays = [b.numpy() if isinstance(b, Tensor) else b for b in batch]
     if arrays[0].dtype.kind in "SaUO":
         raise TypeError(_ERROR.format(f"a NumPy array of dtype {arrays[0].dtype}"))
-    shapes = {a.shape for a in arrays}
-    if len(shapes) != 1:
+    try:
+        return np.stack(arrays)
+    except ValueError:
+        shapes = sorted({a.shape for a in arrays})
         raise RuntimeError(
-            f"default_collate: the samples of one batch have different shapes {sorted(shapes)}; "
+            f"default_collate: the samples of one batch have different shapes {shapes}; "
             "give them one shape (resize or pad them), or pass a collate_fn"
-        )
-    return np.stack(arrays)
+        ) from None
 
 
 def collate_arrays(batch: Sequence[Any]) -> Any:
@@ -86,9 +87,11 @@ def collate_arrays(batch: Sequence[Any]) -> Any:
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # a named tuple
         return type(elem)(*(collate_arrays(field) for field in zip(*batch, strict=True)))
     if isinstance(elem, Sequence):
-        if any(len(sample) != len(elem) for sample in batch):
-            raise RuntimeError("each element in list of batch should be of equal size")
-        columns = [collate_arrays(list(field)) for field in zip(*batch, strict=True)]
+        try:
+            fields = list(zip(*batch, strict=True))
+        except ValueError:
+            raise RuntimeError("each element in list of batch should be of equal size") from None
+        columns = [collate_arrays(list(field)) for field in fields]
         if isinstance(elem, MutableSequence) and not isinstance(elem, tuple):
             seq = copy.copy(elem)
             seq[:] = columns
