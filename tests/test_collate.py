@@ -185,3 +185,27 @@ def test_device_with_dict_samples() -> None:
     ds = Squares(4, lambda i: {"x": np.full(2, i, np.float32), "tag": "s"})
     batch = next(iter(DataLoader(ds, batch_size=4, device="cpu:1")))
     assert batch["x"].device == mta.Device("cpu:1") and batch["tag"] == ["s"] * 4
+
+
+def test_utils_data_holds_the_same_objects() -> None:
+    import minitorch_accel.data as data
+    import minitorch_accel.utils.data as utils_data
+
+    for name in ("DataLoader", "Dataset", "TensorDataset", "Subset", "random_split"):
+        assert getattr(utils_data, name) is getattr(data, name)
+    assert mta.utils.data.default_collate is default_collate
+
+
+def test_random_split_with_a_generator() -> None:
+    from minitorch_accel.utils.data import random_split
+
+    ds = TensorDataset(np.arange(10))
+    a = random_split(ds, [0.7, 0.3], generator=np.random.default_rng(4))
+    b = random_split(ds, [7, 3], seed=4)
+    assert [len(s) for s in a] == [7, 3]
+    assert [s.indices.tolist() for s in a] == [s.indices.tolist() for s in b]
+    assert sorted(a[0].indices.tolist() + a[1].indices.tolist()) == list(range(10))
+    with pytest.raises(ValueError, match="seed or generator, not both"):
+        random_split(ds, [5, 5], seed=1, generator=np.random.default_rng(1))
+    with pytest.raises(TypeError, match="numpy.random.Generator"):
+        random_split(ds, [5, 5], generator=3)  # type: ignore[arg-type]
