@@ -88,10 +88,10 @@ def collate_arrays(batch: Sequence[Any]) -> Any:
         return type(elem)(*(collate_arrays(field) for field in zip(*batch, strict=True)))
     if isinstance(elem, Sequence):
         try:
-            fields = list(zip(*batch, strict=True))
+            transposed = list(zip(*batch, strict=True))
         except ValueError:
             raise RuntimeError("each element in list of batch should be of equal size") from None
-        columns = [collate_arrays(list(field)) for field in fields]
+        columns = [collate_arrays(list(field)) for field in transposed]
         if isinstance(elem, MutableSequence) and not isinstance(elem, tuple):
             seq = copy.copy(elem)
             seq[:] = columns

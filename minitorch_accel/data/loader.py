@@ -179,6 +179,10 @@ class DataLoader:
 
     Notes
     -----
+    The arguments after ``shuffle`` are keyword-only (PyTorch also accepts them by
+    position, in an order that includes ``batch_sampler`` and ``timeout``, which this
+    loader does not have).
+
     An exception raised while building a batch, in a worker or in the background
     thread, is raised again in the caller. Leaving the loop early (``break``) stops the
     thread and the workers. Workers are seeded as in PyTorch (``base_seed +
@@ -201,6 +205,7 @@ class DataLoader:
         dataset: SizedDataset[Any],
         batch_size: int = 1,
         shuffle: bool = False,
+        *,
         sampler: Any = None,
         num_workers: int = 0,
         collate_fn: Callable[[list[Any]], Any] | None = None,
@@ -209,7 +214,6 @@ class DataLoader:
         worker_init_fn: Callable[[int], None] | None = None,
         multiprocessing_context: Any = None,
         generator: np.random.Generator | None = None,
-        *,
         prefetch_factor: int | None = None,
         seed: int | None = None,
         device: DeviceLike | None = None,
