@@ -4,7 +4,8 @@ Run ``python benchmarks/dataloader.py`` (add ``--device cuda`` on a GPU machine)
 It times full epochs over ``MNIST(sample=True)`` (4,000 images) at batch 256 for:
 
 * the array path (fancy indexing), in order and shuffled;
-* the sample-by-sample path (forced by an identity ``transform``), for contrast;
+* the sample-by-sample path (forced by a ``transform``: ``ToTensor`` and ``Normalize``,
+  as torchvision scripts do), for contrast, in the calling process and in 2 workers;
 * with ``--device``: batches copied there by the prefetching thread.
 
 A loader is fast enough when it delivers batches much faster than the model
@@ -19,6 +20,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from minitorch_accel import transforms
 from minitorch_accel.data import DataLoader
 from minitorch_accel.datasets import MNIST
 
@@ -48,7 +50,10 @@ def main() -> None:
     args = parser.parse_args()
 
     plain = MNIST(sample=True)
-    with_transform = MNIST(sample=True, transform=lambda image: image)
+    to_tensor = transforms.Compose(
+        [transforms.ToTensor(), transforms.Normalize((0.1307,), (0.3081,))]
+    )
+    with_transform = MNIST(sample=True, transform=to_tensor)
     bs = args.batch_size
     cases: list[tuple[str, Callable[[], DataLoader]]] = [
         ("arrays, in order", lambda: DataLoader(plain, bs)),
@@ -56,6 +61,10 @@ def main() -> None:
         (
             "sample by sample, shuffled",
             lambda: DataLoader(with_transform, bs, shuffle=True, seed=0),
+        ),
+        (
+            "sample by sample, shuffled, 2 workers",
+            lambda: DataLoader(with_transform, bs, shuffle=True, seed=0, num_workers=2),
         ),
         (
             "arrays, shuffled, to cpu:1 (thread)",

@@ -49,6 +49,7 @@ PAGES: tuple[Page, ...] = (
             "minitorch_accel.convert",
             "minitorch_accel.serialization",
             "minitorch_accel.atomic_write",
+            "minitorch_accel.safetensors_format",
             "minitorch_accel.dlpack",
         ),
     ),
@@ -111,14 +112,23 @@ PAGES: tuple[Page, ...] = (
     Page(
         "optim",
         "Optimizers",
-        "Update rules and learning-rate schedules.",
+        "Update rules (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam) "
+        "and learning-rate schedules, with PyTorch's names, arguments and numbers.",
         ("minitorch_accel.optim", "minitorch_accel.optim.lr_scheduler"),
     ),
     Page(
         "data",
         "Data loading",
-        "Datasets, splits and the DataLoader that batches and prefetches to a device.",
+        "Datasets, splits, ``default_collate``, worker processes and the DataLoader that "
+        "batches and prefetches to a device. The same objects are importable from "
+        "``minitorch_accel.utils.data``, where PyTorch users look for them.",
         ("minitorch_accel.data", "minitorch_accel.data.prefetch"),
+    ),
+    Page(
+        "transforms",
+        "Transforms",
+        "Per-sample image transforms, as ``torchvision.transforms``.",
+        ("minitorch_accel.transforms",),
     ),
     Page(
         "datasets",

@@ -93,7 +93,8 @@ from .tensor import Tensor
 __version__ = "0.1.0"
 
 # Subpackages, so that ``mta.nn``, ``mta.optim``, ``mta.cuda`` ... work after one import.
-from . import amp, cuda, data, datasets, models, nn, optim, parallel, utils
+# (transforms: torchvision-like per-sample transforms)
+from . import amp, cuda, data, datasets, models, nn, optim, parallel, transforms, utils
 
 float16 = _np.dtype("float16")
 float32 = _np.dtype("float32")
@@ -119,6 +120,7 @@ __all__ = [
     "optim",
     "parallel",
     "utils",
+    "transforms",
     "Device",
     "Function",
     "Tensor",

@@ -9,6 +9,10 @@ untrusted source never runs code, and it can be inspected with NumPy alone.
 Saving writes a temporary file next to the target and renames it into place, so an
 interrupted save (a full disk, a killed job) leaves the previous checkpoint intact.
 
+A path ending in ``.safetensors`` (or ``format="safetensors"``) reads and writes the
+safetensors format instead, for state dicts shared with PyTorch (see
+:mod:`minitorch_accel.safetensors_format`).
+
 Examples
 --------
 >>> import os, tempfile
@@ -120,7 +124,15 @@ class _Encoder:
         return {"t": kind, "items": [self.encode(v, f"{path}[{i}]") for i, v in enumerate(obj)]}
 
 
-def save(obj: Any, path: str | os.PathLike[str]) -> None:
+def _format_of(path: str, format: str | None) -> str:
+    if format is None:
+        return "safetensors" if path.endswith(".safetensors") else "npz"
+    if format not in ("npz", "safetensors"):
+        raise ValueError(f"format must be 'npz' or 'safetensors', got {format!r}")
+    return format
+
+
+def save(obj: Any, path: str | os.PathLike[str], format: str | None = None) -> None:
     """Save ``obj`` to the file ``path`` as a checkpoint.
 
     Parameters
@@ -134,6 +146,11 @@ def save(obj: Any, path: str | os.PathLike[str]) -> None:
     path : str or path-like
         The file to write (used as given; ``.npz`` is a good suffix). It is replaced
         only once the new checkpoint is completely written.
+    format : {"npz", "safetensors"}, optional
+        The file format; by default ``"safetensors"`` for a path ending in
+        ``.safetensors``, else ``"npz"``. A safetensors file holds a flat dict of
+        tensors (a ``state_dict()``) that PyTorch reads with
+        ``safetensors.torch.load_file``; it needs the ``safetensors`` package.
 
     Raises
     ------
@@ -151,6 +168,14 @@ def save(obj: Any, path: str | os.PathLike[str]) -> None:
     The temporary file (``.<name>.<hash>.<random>.tmp`` beside ``path``) of a save that
     was killed is deleted by the next save to the same path.
     """
+    target = os.fspath(path)
+    if _format_of(target, format) == "safetensors":
+        from .safetensors_format import to_bytes
+
+        data = to_bytes(obj)
+        with atomic_write(path) as f:
+            f.write(data)
+        return
     encoder = _Encoder()
     root = encoder.encode(obj, "obj")
     meta = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "root": root}
@@ -319,8 +344,12 @@ def _describe_foreign(head: bytes) -> str:
     return "its contents are not a zip/.npz archive"
 
 
-def load(path: str | os.PathLike[str], map_location: MapLocation = None) -> Any:
-    """Load an object written by :func:`save`.
+def load(
+    path: str | os.PathLike[str],
+    map_location: MapLocation = None,
+    format: str | None = None,
+) -> Any:
+    """Load an object written by :func:`save` (or a safetensors file).
 
     Parameters
     ----------
@@ -330,7 +359,12 @@ def load(path: str | os.PathLike[str], map_location: MapLocation = None) -> Any:
         Where loaded tensors go: a device for all of them (``"cpu"``, ``"cuda:0"``), or
         a dict from saved device names to devices (``{"cuda:1": "cuda:0"}``). By
         default each tensor goes back to the device it was saved from when that device
-        exists here, else to the host.
+        exists here, else to the host. Tensors of a safetensors file were saved from
+        ``"cpu"``.
+    format : {"npz", "safetensors"}, optional
+        By default ``"safetensors"`` for a path ending in ``.safetensors``, else
+        ``"npz"``. A safetensors file loads as a dict of tensors (``requires_grad``
+        False), ready for ``model.load_state_dict``.
 
     Returns
     -------
@@ -352,6 +386,15 @@ def load(path: str | os.PathLike[str], map_location: MapLocation = None) -> Any:
     """
     name = os.fspath(path)
     _check_map_location(map_location)
+    if _format_of(name, format) == "safetensors":
+        from .safetensors_format import from_bytes
+
+        with open(name, "rb") as f:
+            data = f.read()
+        try:
+            return from_bytes(data, _resolve_device("cpu", map_location))
+        except ValueError as exc:
+            raise ValueError(f"{name!r}: {exc}") from None
     with open(name, "rb") as f:
         head = f.read(8)
     if not head.startswith(b"PK"):

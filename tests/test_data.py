@@ -145,13 +145,15 @@ def test_subset_of_array_dataset_uses_arrays() -> None:
 def test_sample_by_sample_collates_python_scalars() -> None:
     ds = Counting(5)
     x, y = next(iter(DataLoader(ds, batch_size=3)))
-    assert x.dtype == np.float32 and y.dtype == np.int64
+    assert x.dtype == np.float64 and y.dtype == np.int64  # PyTorch's default_collate
     assert x.numpy().tolist() == [0.0, 1.0, 2.0] and y.numpy().tolist() == [0, 1, 2]
     assert ds.fetched == 3
 
 
 def test_transform_forces_sample_path() -> None:
-    ds = MNIST(sample=True, train=False, transform=lambda im: 1.0 - im)
+    ds = MNIST(
+        sample=True, train=False, transform=lambda im: 1.0 - im[None].astype(np.float32) / 255
+    )
     x, y = next(iter(DataLoader(ds, batch_size=8)))
     raw = MNIST(sample=True, train=False).arrays[0][:8]
     np.testing.assert_allclose(x.numpy(), 1.0 - raw)

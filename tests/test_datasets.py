@@ -207,8 +207,10 @@ def test_sample_items_and_transform() -> None:
         ds[1000]
     with pytest.raises(TypeError):
         ds[1.5]  # type: ignore[index]
-    flipped = MNIST(sample=True, train=False, transform=lambda x: x[:, :, ::-1])
-    np.testing.assert_array_equal(flipped[5][0], image[:, :, ::-1])
+    # a transform gets the raw (28, 28) uint8 image, as torchvision's gets a PIL image
+    flipped = MNIST(sample=True, train=False, transform=lambda x: x[:, ::-1])
+    assert flipped[5][0].shape == (28, 28) and flipped[5][0].dtype == np.uint8
+    np.testing.assert_allclose(flipped[5][0] / np.float32(255), image[0, :, ::-1], rtol=1e-6)
     assert flipped[5][1] == label
 
 

@@ -1,4 +1,6 @@
-"""Feeding data to a model: datasets, splits and the DataLoader.
+"""Feeding data to a model: datasets, splits, collation and the DataLoader.
+
+The same objects are importable as :mod:`minitorch_accel.utils.data`, PyTorch's place.
 
 >>> import numpy as np
 >>> from minitorch_accel.data import DataLoader, TensorDataset, random_split
@@ -9,8 +11,10 @@
 ((16, 3), dtype('int64'))
 """
 
+from .collate import collate_arrays, default_collate
 from .dataset import Dataset, Sample, SizedDataset, Subset, TensorDataset, random_split
 from .loader import DataLoader
+from .workers import WorkerInfo, get_worker_info
 
 __all__ = [
     "DataLoader",
@@ -19,5 +23,9 @@ __all__ = [
     "SizedDataset",
     "Subset",
     "TensorDataset",
+    "WorkerInfo",
+    "collate_arrays",
+    "default_collate",
+    "get_worker_info",
     "random_split",
 ]

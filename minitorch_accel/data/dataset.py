@@ -187,7 +187,10 @@ def _split_lengths(n: int, lengths: Sequence[float]) -> list[int]:
 
 
 def random_split(
-    dataset: SizedDataset[T_co], lengths: Sequence[float], seed: int | None = None
+    dataset: SizedDataset[T_co],
+    lengths: Sequence[float],
+    seed: int | None = None,
+    generator: np.random.Generator | None = None,
 ) -> list[Subset[T_co]]:
     """Split a dataset at random into non-overlapping subsets.
 
@@ -202,6 +205,9 @@ def random_split(
     seed : int, optional
         Seed of the permutation: the same seed gives the same split. None draws
         fresh entropy.
+    generator : numpy.random.Generator, optional
+        Draws the permutation instead (PyTorch's argument, with a NumPy generator
+        where PyTorch takes a ``torch.Generator``); excludes ``seed``.
 
     Returns
     -------
@@ -220,6 +226,14 @@ def random_split(
     (8, 2)
     """
     counts = _split_lengths(len(dataset), lengths)
-    order = np.random.default_rng(seed).permutation(len(dataset))
+    if generator is not None and seed is not None:
+        raise ValueError("random_split: pass seed or generator, not both")
+    if generator is not None and not isinstance(generator, np.random.Generator):
+        raise TypeError(
+            f"random_split generator must be a numpy.random.Generator, got "
+            f"{type(generator).__name__}; or pass seed=<int>"
+        )
+    rng = generator if generator is not None else np.random.default_rng(seed)
+    order = rng.permutation(len(dataset))
     bounds = np.cumsum([0, *counts])
     return [Subset(dataset, order[a:b]) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]

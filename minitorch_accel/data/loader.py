@@ -1,11 +1,15 @@
-"""DataLoader: shuffled mini-batches as Tensors, optionally prefetched to a device.
+"""DataLoader: shuffled mini-batches as Tensors, optionally loaded by worker processes
+and prefetched to a device.
 
 Two ways to build a batch:
 
 * **array-backed** datasets (an ``arrays`` attribute and no ``transform``, or a
   :class:`Subset` of one): one NumPy fancy-indexing call per field,
-  ``images[batch_indices]``; thousands of samples per millisecond.
-* anything else: ``dataset[i]`` for each index, then the samples are stacked.
+  ``images[batch_indices]``; thousands of samples per millisecond. The batch is the
+  list of fields, as PyTorch collates the tuples ``(image, label)``.
+* anything else: ``dataset[i]`` for each index, then ``collate_fn`` (by default
+  :func:`~minitorch_accel.data.default_collate`); with ``num_workers > 0`` this runs
+  in worker processes (see :mod:`minitorch_accel.data.workers`).
 
 With ``device=``, a background thread builds each batch in reused page-locked
 buffers and starts its copy to the device while the caller trains on the previous
@@ -15,21 +19,23 @@ most ``prefetch`` batches ahead (see :mod:`minitorch_accel.data.prefetch`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import collections
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from ..backends import Device, DeviceLike
+from ..backends import Device, DeviceLike, registry
 from ..factories import from_numpy
 from ..tensor import Tensor
+from .collate import collate_arrays, map_leaves
 from .dataset import SizedDataset, Subset
 from .prefetch import Empty, Fields, Gather, prefetch
+from .workers import run_workers
 
 __all__ = ["DataLoader"]
 
-Batch = tuple[Tensor, ...]
 ArraySource = tuple[tuple[npt.NDArray[Any], ...], npt.NDArray[np.int64] | None]
 
 
@@ -46,6 +52,8 @@ def _array_source(dataset: Any) -> ArraySource | None:
         return None
     if getattr(dataset, "transform", None) is not None:
         return None
+    if getattr(dataset, "target_transform", None) is not None:
+        return None
     host = tuple(a.numpy() if isinstance(a, Tensor) else a for a in fields)
     if not all(isinstance(a, np.ndarray) and a.ndim >= 1 for a in host):
         return None
@@ -54,27 +62,55 @@ def _array_source(dataset: Any) -> ArraySource | None:
     return host, None
 
 
-def _to_host_array(values: list[Any]) -> npt.NDArray[Any]:
-    """Stack one field of several samples; Python floats become float32, ints int64."""
-    first = values[0]
-    if isinstance(first, Tensor):
-        return np.stack([v.numpy() for v in values])
-    if isinstance(first, bool):
-        return np.asarray(values, dtype=np.bool_)
-    if isinstance(first, int):
-        return np.asarray(values, dtype=np.int64)
-    if isinstance(first, float):
-        return np.asarray(values, dtype=np.float32)
-    return np.stack([np.asarray(v) for v in values])
+def _flatten(batch: Any) -> tuple[Fields, Any]:
+    """The arrays of a collated ``batch`` (host tensors become arrays) and the structure
+    they sit in (the batch with a :class:`_Slot` for each), for :func:`_rebuild`.
+    """
+    leaves: list[npt.NDArray[Any]] = []
+
+    def take(leaf: Any) -> Any:
+        if isinstance(leaf, Tensor):
+            if leaf.device.type != "cpu":
+                return leaf  # already on a device: passed through as it is
+            leaf = leaf.detach().numpy()
+        leaves.append(leaf)
+        return _Slot(len(leaves) - 1)
+
+    spec = map_leaves(batch, take, (np.ndarray, Tensor))
+    return tuple(leaves), spec
 
 
-def _collate(samples: list[Any]) -> tuple[npt.NDArray[Any], ...]:
-    if isinstance(samples[0], tuple):
-        width = len(samples[0])
-        if any(not isinstance(s, tuple) or len(s) != width for s in samples):
-            raise ValueError("DataLoader: samples of one batch have different numbers of fields")
-        return tuple(_to_host_array([s[k] for s in samples]) for k in range(width))
-    return (_to_host_array(samples),)
+class _Slot:
+    """Where the ``index``-th array of a flattened batch goes back."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+
+def _rebuild(spec: Any, tensors: Sequence[Tensor]) -> Any:
+    if isinstance(spec, _Slot):
+        return tensors[spec.index]
+    if isinstance(spec, dict):
+        return {k: _rebuild(v, tensors) for k, v in spec.items()}
+    if isinstance(spec, tuple) and hasattr(spec, "_fields"):
+        return type(spec)(*(_rebuild(v, tensors) for v in spec))
+    if isinstance(spec, (list, tuple)):
+        return type(spec)(_rebuild(v, tensors) for v in spec)
+    return spec
+
+
+def _pinned_empty() -> Empty | None:
+    """Page-locked host buffers from the first accelerator backend that has a device."""
+    for name in registry.registered():
+        if name == "cpu":
+            continue
+        try:
+            backend = registry.get(name)
+            if backend.device_count() > 0:
+                return backend.pinned_empty
+        except (RuntimeError, ImportError):
+            continue
+    return None
 
 
 class DataLoader:
@@ -83,46 +119,77 @@ class DataLoader:
     Parameters
     ----------
     dataset : dataset
-        Any object with ``__len__`` and ``__getitem__``. Array-backed datasets (with
-        ``arrays`` and no ``transform``, e.g. :class:`TensorDataset`,
-        :class:`~minitorch_accel.datasets.MNIST`, or a :class:`Subset` of one) are
-        batched by fancy indexing, the rest sample by sample.
+        Any object with ``__len__`` and ``__getitem__`` (a map-style dataset). Its
+        samples may be arrays, tensors, numbers, strings, or tuples, lists and dicts of
+        them. Array-backed datasets (with ``arrays`` and no ``transform``, e.g.
+        :class:`TensorDataset`, :class:`~minitorch_accel.datasets.MNIST`, or a
+        :class:`Subset` of one) are batched by fancy indexing, the rest sample by sample.
     batch_size : int, default 1
         Samples per batch.
     shuffle : bool, default False
         A new random order every epoch (every ``iter(loader)``).
-    drop_last : bool, default False
-        Drop the last batch when it is smaller than ``batch_size``.
-    seed : int, optional
-        Seed of the shuffling generator: two loaders with the same seed give the
-        same sequence of epochs. None draws fresh entropy.
-    device : str or Device, optional
-        Move each batch there in a background thread, overlapped with the caller's
-        work. None yields host (``"cpu"``) tensors built in the calling thread.
-    prefetch : int, default 2
-        With ``device``: how many batches the thread may have ready ahead of the
-        caller.
     sampler : iterable of int, optional
         The indices of one epoch, in order (e.g. a
         :class:`~minitorch_accel.distributed.DistributedSampler` giving each process
         its own part). It must have ``__len__``; ``shuffle`` must then be False.
+    num_workers : int, default 0
+        Worker processes that read and collate the samples of the sample-by-sample path
+        in parallel (0: the calling process does it). Array-backed datasets are always
+        sliced in the calling process: one fancy-indexing call per field is faster than
+        sending the batch between processes.
+    collate_fn : callable, optional
+        Makes a batch of a list of samples; default
+        :func:`~minitorch_accel.data.default_collate` (PyTorch's rules). With workers it
+        runs in the workers.
+    pin_memory : bool, default False
+        Return host batches in page-locked memory (faster, asynchronous copies to a
+        GPU) when an accelerator backend has a device; without one it changes nothing.
+    drop_last : bool, default False
+        Drop the last batch when it is smaller than ``batch_size``.
+    worker_init_fn : callable, optional
+        Called as ``worker_init_fn(worker_id)`` in each worker after it is seeded.
+    multiprocessing_context : str, optional
+        ``"fork"``, ``"spawn"`` or ``"forkserver"`` (default: Python's default). With
+        ``"spawn"``, the dataset and functions must be picklable.
+    generator : numpy.random.Generator, optional
+        Draws each epoch's shuffled order and the workers' base seed.
+    prefetch_factor : int, default 2
+        With workers: batches in flight per worker.
+    seed : int, optional
+        Seed of a new generator (when ``generator`` is not given): two loaders with the
+        same seed give the same sequence of epochs. None draws fresh entropy.
+    device : str or Device, optional
+        Move each batch there in a background thread, overlapped with the caller's
+        work. None yields host (``"cpu"``) tensors.
+    prefetch : int, default 2
+        With ``device``: how many batches the thread may have ready ahead of the
+        caller.
 
     Yields
     ------
-    tuple of Tensor
-        One tensor per field of the samples, e.g. ``(images, labels)``: float32 and
-        int64 for MNIST. Python floats become float32, Python ints int64; arrays keep
+    batch
+        What ``collate_fn`` makes of the samples: for samples ``(image, label)``, the
+        list ``[images, labels]`` of tensors (float32 and int64 for MNIST); for a
+        single array, one tensor. Python floats become float64, ints int64; arrays keep
         their dtype.
 
     Raises
     ------
     ValueError
-        For a batch size or prefetch depth below 1.
+        For a batch size, worker count or prefetch depth out of range.
 
     Notes
     -----
-    An exception raised while building or moving a batch in the background thread is
-    raised again in the caller. Leaving the loop early (``break``) stops the thread.
+    The arguments after ``shuffle`` are keyword-only (PyTorch also accepts them by
+    position, in an order that includes ``batch_sampler`` and ``timeout``, which this
+    loader does not have).
+
+    An exception raised while building a batch, in a worker or in the background
+    thread, is raised again in the caller. Leaving the loop early (``break``) stops the
+    thread and the workers. Workers are seeded as in PyTorch (``base_seed +
+    worker_id``: Python's ``random`` and this package's generators), and NumPy's global
+    generator too, which PyTorch leaves alone (so that random augmentations written with
+    ``np.random`` differ between workers).
 
     Examples
     --------
@@ -139,27 +206,55 @@ class DataLoader:
         dataset: SizedDataset[Any],
         batch_size: int = 1,
         shuffle: bool = False,
+        *,
+        sampler: Any = None,
+        num_workers: int = 0,
+        collate_fn: Callable[[list[Any]], Any] | None = None,
+        pin_memory: bool = False,
         drop_last: bool = False,
+        worker_init_fn: Callable[[int], None] | None = None,
+        multiprocessing_context: Any = None,
+        generator: np.random.Generator | None = None,
+        prefetch_factor: int | None = None,
         seed: int | None = None,
         device: DeviceLike | None = None,
         prefetch: int = 2,
-        sampler: Any = None,
     ) -> None:
         if isinstance(batch_size, bool) or int(batch_size) != batch_size or batch_size < 1:
             raise ValueError(f"DataLoader batch_size must be an integer >= 1, got {batch_size!r}")
         if isinstance(prefetch, bool) or int(prefetch) != prefetch or prefetch < 1:
             raise ValueError(f"DataLoader prefetch must be an integer >= 1, got {prefetch!r}")
+        if isinstance(num_workers, bool) or int(num_workers) != num_workers or num_workers < 0:
+            raise ValueError(f"DataLoader num_workers must be an integer >= 0, got {num_workers!r}")
+        if prefetch_factor is not None and num_workers == 0:
+            raise ValueError(
+                "DataLoader prefetch_factor option could only be specified in "
+                "multiprocessing: let num_workers > 0 to enable multiprocessing"
+            )
+        if prefetch_factor is not None and prefetch_factor < 1:
+            raise ValueError(f"DataLoader prefetch_factor must be >= 1, got {prefetch_factor!r}")
         if sampler is not None and shuffle:
             raise ValueError("DataLoader: sampler and shuffle=True exclude each other")
+        if generator is not None and not isinstance(generator, np.random.Generator):
+            raise TypeError(
+                f"DataLoader generator must be a numpy.random.Generator, got "
+                f"{type(generator).__name__}; or pass seed=<int>"
+            )
         self.sampler = sampler
         self.dataset = dataset
         self.batch_size = int(batch_size)
         self.shuffle = bool(shuffle)
         self.drop_last = bool(drop_last)
+        self.num_workers = int(num_workers)
+        self.collate_fn = collate_fn
+        self.pin_memory = bool(pin_memory)
+        self.worker_init_fn = worker_init_fn
+        self.multiprocessing_context = multiprocessing_context
+        self.prefetch_factor = 2 if prefetch_factor is None else int(prefetch_factor)
         self.seed = seed
         self.device: Device | None = None if device is None else Device(device)
         self.prefetch = int(prefetch)
-        self._rng = np.random.default_rng(seed)
+        self._rng = generator if generator is not None else np.random.default_rng(seed)
 
     @property
     def generator(self) -> np.random.Generator:
@@ -184,50 +279,114 @@ class DataLoader:
         stop = len(self) * self.batch_size
         return [order[i : min(i + self.batch_size, n)] for i in range(0, stop, self.batch_size)]
 
-    def _gathers(self, batches: Sequence[npt.NDArray[np.int64]]) -> list[Gather]:
-        """One function per batch that builds its fields (see :data:`.prefetch.Gather`)."""
-        source = _array_source(self.dataset)
+    def _collate(self, samples: list[Any]) -> Any:
+        """The batch of ``samples``, with NumPy arrays for the default collation."""
+        if self.collate_fn is None:
+            return collate_arrays(samples)
+        return self.collate_fn(samples)
 
-        def gather_for(idx: npt.NDArray[np.int64]) -> Gather:
-            def gather(empty: Empty | None) -> Fields:
-                if source is not None:  # one fancy-indexing call per field
-                    arrays, mapping = source
-                    rows = idx if mapping is None else mapping[idx]
-                    return tuple(
-                        np.take(
-                            a,
-                            rows,
-                            axis=0,
-                            out=None
-                            if empty is None
-                            else empty((len(rows), *a.shape[1:]), a.dtype),
-                        )
-                        for a in arrays
-                    )
-                fields = _collate([self.dataset[int(i)] for i in idx])
-                if empty is None:
-                    return fields
-                buffers = tuple(empty(f.shape, f.dtype) for f in fields)
-                for buffer, f in zip(buffers, fields, strict=True):
-                    buffer[...] = f
-                return buffers
+    def _host_batches(self, batches: list[npt.NDArray[np.int64]]) -> Iterator[Any]:
+        """The collated batches of the sample-by-sample path, in order."""
+        if self.num_workers == 0:
+            return (self._collate([self.dataset[int(i)] for i in idx]) for idx in batches)
+        base_seed = int(self._rng.integers(2**62))  # drawn once per epoch, as PyTorch
+        return run_workers(
+            self.dataset,
+            self._collate,
+            batches,
+            self.num_workers,
+            base_seed,
+            self.worker_init_fn,
+            self.prefetch_factor,
+            self.multiprocessing_context,
+        )
 
-            return gather
-
-        return [gather_for(idx) for idx in batches]
-
-    def __iter__(self) -> Iterator[Batch]:
+    def __iter__(self) -> Iterator[Any]:
         """One epoch of batches (the shuffled order is drawn here, in the caller)."""
-        gathers = self._gathers(self._batch_indices())
+        batches = self._batch_indices()
+        source = _array_source(self.dataset)
+        specs: collections.deque[Any] = collections.deque()
+        gathers: list[Gather]
+        if source is not None:
+            arrays, mapping = source
+            gathers = [
+                _array_gather(arrays, idx if mapping is None else mapping[idx]) for idx in batches
+            ]
+            specs.extend([_Slot(k) for k in range(len(arrays))] for _ in batches)
+        else:
+            host = self._host_batches(batches)
+            gathers = [_sample_gather(host, specs) for _ in batches]
         if self.device is None:
-            return (
-                tuple(from_numpy(np.ascontiguousarray(f)) for f in gather(None))
-                for gather in gathers
-            )
-        return prefetch(gathers, self.device, self.prefetch)
+            empty = _pinned_empty() if self.pin_memory else None
+            return _host_epoch(gathers, specs, empty, host if source is None else None)
+        return _device_epoch(
+            prefetch(gathers, self.device, self.prefetch), specs, host if source is None else None
+        )
 
     def __repr__(self) -> str:
         return (
             f"DataLoader(n={len(self.dataset)}, batch_size={self.batch_size}, "
-            f"shuffle={self.shuffle}, drop_last={self.drop_last}, device={self.device})"
+            f"shuffle={self.shuffle}, drop_last={self.drop_last}, "
+            f"num_workers={self.num_workers}, device={self.device})"
         )
+
+
+def _array_gather(arrays: tuple[npt.NDArray[Any], ...], rows: npt.NDArray[np.int64]) -> Gather:
+    """Builds one batch of an array-backed dataset: one fancy-indexing call per field."""
+
+    def gather(empty: Empty | None) -> Fields:
+        return tuple(
+            np.take(
+                a,
+                rows,
+                axis=0,
+                out=None if empty is None else empty((len(rows), *a.shape[1:]), a.dtype),
+            )
+            for a in arrays
+        )
+
+    return gather
+
+
+def _sample_gather(host: Iterator[Any], specs: collections.deque[Any]) -> Gather:
+    """Takes the next collated batch from ``host``; its structure goes to ``specs``."""
+
+    def gather(empty: Empty | None) -> Fields:
+        fields, spec = _flatten(next(host))
+        specs.append(spec)
+        if empty is None:
+            return fields
+        buffers = tuple(empty(f.shape, f.dtype) for f in fields)
+        for buffer, f in zip(buffers, fields, strict=True):
+            buffer[...] = f
+        return buffers
+
+    return gather
+
+
+def _host_epoch(
+    gathers: list[Gather], specs: collections.deque[Any], empty: Empty | None, host: Any
+) -> Iterator[Any]:
+    try:
+        for gather in gathers:
+            fields = gather(empty)
+            yield _rebuild(specs.popleft(), [from_numpy(np.ascontiguousarray(f)) for f in fields])
+    finally:
+        _close(host)  # stops the workers when the caller leaves early
+
+
+def _device_epoch(
+    batches: Iterator[tuple[Tensor, ...]], specs: collections.deque[Any], host: Any
+) -> Iterator[Any]:
+    try:
+        for tensors in batches:
+            yield _rebuild(specs.popleft(), tensors)
+    finally:
+        _close(batches)  # first the thread that reads from the workers, then the workers
+        _close(host)
+
+
+def _close(generator: Any) -> None:
+    close = getattr(generator, "close", None)
+    if close is not None:
+        close()

@@ -30,7 +30,7 @@ from .idx import read_idx
 
 __all__ = ["MNIST", "FashionMNIST", "cache_dir", "find_files", "search_dirs"]
 
-Transform = Callable[[npt.NDArray[np.float32]], Any]
+Transform = Callable[[npt.NDArray[np.uint8]], Any]
 
 _SPLIT_FILES = {
     True: ("train-images-idx3-ubyte", "train-labels-idx1-ubyte"),
@@ -116,15 +116,18 @@ class _IDXImageDataset:
         transform: Transform | None,
         normalize: bool,
         files: Sequence[Path] | None = None,
+        target_transform: Callable[[int], Any] | None = None,
     ) -> None:
         self.train = bool(train)
         self.transform = transform
+        self.target_transform = target_transform
         self.normalize = bool(normalize)
         if files is None:
             files = self._locate(root, download)
         self.files = tuple(files)
         raw_images, raw_labels = read_idx(files[0]), read_idx(files[1])
         self._check(raw_images, raw_labels)
+        self.raw_images = raw_images  # what a transform gets: (28, 28) uint8, as PIL gives
         images = raw_images.astype(np.float32).reshape(-1, 1, 28, 28)
         images /= np.float32(255.0)
         if self.normalize:
@@ -186,18 +189,25 @@ class _IDXImageDataset:
         """Number of images."""
         return len(self.labels)
 
-    def __getitem__(self, index: int) -> tuple[Any, int]:
-        """Return ``(image, label)``: a float32 (1, 28, 28) array (transformed if a
-        transform was given) and an int.
+    def __getitem__(self, index: int) -> tuple[Any, Any]:
+        """Return ``(image, label)``.
+
+        Without a transform, ``image`` is the float32 (1, 28, 28) array of ``arrays``
+        (normalized if asked). With one, it is ``transform(raw)`` where ``raw`` is the
+        (28, 28) uint8 image, the array of the PIL image torchvision would pass, so
+        ``transforms.ToTensor()`` gives (1, 28, 28) float32 in [0, 1]. ``label`` is an
+        int, or ``target_transform(label)``.
         """
         i = operator.index(index)
         n = len(self.labels)
         if not -n <= i < n:
             raise IndexError(f"index {i} out of range for {self.name} of {n} images")
-        image = self.images[i]
+        label: Any = int(self.labels[i])
+        if self.target_transform is not None:
+            label = self.target_transform(label)
         if self.transform is not None:
-            return self.transform(image), int(self.labels[i])
-        return image, int(self.labels[i])
+            return self.transform(self.raw_images[i]), label
+        return self.images[i], label
 
     def __repr__(self) -> str:
         split = "train" if self.train else "test"
@@ -215,15 +225,21 @@ class MNIST(_IDXImageDataset):
     train : bool, default True
         The training split, else the test split.
     download : bool, default True
-        Download the files from public mirrors (SHA-256 checked) when not found.
+        Download the files from public mirrors (SHA-256 checked) when not found. When
+        no mirror answers (no network), the error says so and points to
+        ``sample=True``.
     transform : callable, optional
-        Applied by ``__getitem__`` to each (1, 28, 28) float32 image.
+        Applied by ``__getitem__`` to each raw (28, 28) uint8 image, as torchvision
+        applies it to a PIL image (e.g. :mod:`minitorch_accel.transforms`); the
+        DataLoader then loads sample by sample.
     normalize : bool, default False
-        Standardize the pixels with MNIST's mean 0.1307 and std 0.3081
-        (else they stay in [0, 1]).
+        Standardize the pixels of ``arrays`` with MNIST's mean 0.1307 and std 0.3081
+        (else they stay in [0, 1]); a transform gets the raw image either way.
     sample : bool, default False
         Use the embedded 5,000-image sample (4,000 train / 1,000 test, real MNIST
         digits shipped inside the package): no network, no files, ``root`` ignored.
+    target_transform : callable, optional
+        Applied by ``__getitem__`` to each int label.
 
     Attributes
     ----------
@@ -273,10 +289,14 @@ class MNIST(_IDXImageDataset):
         transform: Transform | None = None,
         normalize: bool = False,
         sample: bool = False,
+        *,
+        target_transform: Callable[[int], Any] | None = None,
     ) -> None:
         self.sample = bool(sample)
         if not sample:
-            super().__init__(root, train, download, transform, normalize)
+            super().__init__(
+                root, train, download, transform, normalize, target_transform=target_transform
+            )
             return
         package = importlib.resources.files(__package__ or "minitorch_accel.datasets")
         stems = _SPLIT_FILES[bool(train)]
@@ -284,7 +304,15 @@ class MNIST(_IDXImageDataset):
             importlib.resources.as_file(package / "sample" / f"{stems[0]}.gz") as images,
             importlib.resources.as_file(package / "sample" / f"{stems[1]}.gz") as labels,
         ):
-            super().__init__(None, train, False, transform, normalize, files=(images, labels))
+            super().__init__(
+                None,
+                train,
+                False,
+                transform,
+                normalize,
+                files=(images, labels),
+                target_transform=target_transform,
+            )
 
 
 class FashionMNIST(_IDXImageDataset):
@@ -302,9 +330,11 @@ class FashionMNIST(_IDXImageDataset):
     download : bool, default True
         Download the files from public mirrors (SHA-256 checked) when not found.
     transform : callable, optional
-        Applied by ``__getitem__`` to each (1, 28, 28) float32 image.
+        Applied by ``__getitem__`` to each raw (28, 28) uint8 image (see :class:`MNIST`).
     normalize : bool, default False
-        Standardize with Fashion-MNIST's mean 0.2860 and std 0.3530.
+        Standardize ``arrays`` with Fashion-MNIST's mean 0.2860 and std 0.3530.
+    target_transform : callable, optional
+        Applied by ``__getitem__`` to each int label.
 
     Attributes
     ----------
@@ -343,5 +373,9 @@ class FashionMNIST(_IDXImageDataset):
         download: bool = True,
         transform: Transform | None = None,
         normalize: bool = False,
+        *,
+        target_transform: Callable[[int], Any] | None = None,
     ) -> None:
-        super().__init__(root, train, download, transform, normalize)
+        super().__init__(
+            root, train, download, transform, normalize, target_transform=target_transform
+        )

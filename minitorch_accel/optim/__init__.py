@@ -17,17 +17,37 @@ module. ``lr_scheduler`` changes the learning rate between steps.
 from __future__ import annotations
 
 from . import lr_scheduler
+from .adadelta import Adadelta, adadelta_update
+from .adagrad import Adagrad, adagrad_update
 from .adam import Adam, AdamW, adam_update
+from .adamax import Adamax, adamax_update
 from .clip import clip_grad_norm_, clip_grad_value_
+from .nadam import NAdam, nadam_update
 from .optimizer import Optimizer
+from .per_param import PerParameterOptimizer
+from .radam import RAdam, radam_update
+from .rmsprop import RMSprop, rmsprop_update
 from .sgd import SGD, sgd_update
 
 __all__ = [
     "SGD",
+    "Adadelta",
+    "Adagrad",
     "Adam",
     "AdamW",
+    "Adamax",
+    "NAdam",
     "Optimizer",
+    "PerParameterOptimizer",
+    "RAdam",
+    "RMSprop",
+    "adadelta_update",
+    "adagrad_update",
     "adam_update",
+    "adamax_update",
+    "nadam_update",
+    "radam_update",
+    "rmsprop_update",
     "clip_grad_norm_",
     "clip_grad_value_",
     "lr_scheduler",

@@ -26,6 +26,7 @@ import types
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from .more_schedulers import ExponentialLR, LinearLR, ReduceLROnPlateau, SequentialLR
 from .one_cycle import OneCycleLR
 from .optimizer import Optimizer
 from .scheduler_base import LRScheduler
@@ -118,6 +119,9 @@ class StepLR(LRScheduler):
             return self._current_lrs()
         return [lr * self.gamma for lr in self._current_lrs()]
 
+    def _closed_form_lr(self) -> list[float]:
+        return [base * self.gamma ** (self.last_epoch // self.step_size) for base in self.base_lrs]
+
 
 class MultiStepLR(LRScheduler):
     """Multiply the learning rate by ``gamma`` at each epoch listed in ``milestones``.
@@ -151,6 +155,10 @@ class MultiStepLR(LRScheduler):
         if count == 0:
             return self._current_lrs()
         return [lr * self.gamma**count for lr in self._current_lrs()]
+
+    def _closed_form_lr(self) -> list[float]:
+        passed = sum(c for m, c in self.milestones.items() if m <= self.last_epoch)
+        return [base * self.gamma**passed for base in self.base_lrs]
 
 
 class CosineAnnealingLR(LRScheduler):
@@ -192,12 +200,20 @@ class CosineAnnealingLR(LRScheduler):
         ratio = (1 + math.cos(math.pi * t / t_max)) / (1 + math.cos(math.pi * (t - 1) / t_max))
         return [ratio * (lr - low) + low for lr in self._current_lrs()]
 
+    def _closed_form_lr(self) -> list[float]:
+        cosine = (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
+        return [self.eta_min + (base - self.eta_min) * cosine for base in self.base_lrs]
+
 
 __all__ = [
     "CosineAnnealingLR",
+    "ExponentialLR",
     "LRScheduler",
     "LambdaLR",
+    "LinearLR",
     "MultiStepLR",
     "OneCycleLR",
+    "ReduceLROnPlateau",
+    "SequentialLR",
     "StepLR",
 ]

@@ -199,9 +199,11 @@ class Optimizer:
         Returns
         -------
         dict
-            ``{"state": {index: {name: value}}, "param_groups": [group, ...]}``; each
-            group lists ``"params"`` as indices. State tensors are the live buffers, not
-            copies: save (or clone) them before training further.
+            ``{"state": {index: {name: value}}, "param_groups": [group, ...],
+            "optimizer": class name}``; each group lists ``"params"`` as indices. State
+            tensors are the live buffers, not copies: save (or clone) them before
+            training further. (PyTorch's dict has no ``"optimizer"`` entry; ours names
+            the class so that loading it into another kind of optimizer is refused.)
         """
         index: dict[int, int] = {}
         groups = []
@@ -214,25 +216,7 @@ class Optimizer:
             packed["params"] = ids
             groups.append(packed)
         state = {index[id(p)]: dict(s) for p, s in self.state.items() if id(p) in index}
-        return {"state": state, "param_groups": groups}
-
-    def _check_same_kind(self, saved_groups: list[Any]) -> None:
-        """Refuse the state dict of another kind of optimizer (an Adam's into an SGD):
-        its groups lack this one's hyper-parameters and carry others.
-        """
-        for group in saved_groups:
-            if not isinstance(group, Mapping):
-                raise ValueError(f"a parameter group of the state dict is a {type(group).__name__}")
-            keys = set(group) - {"params"} - _SCHEDULER_KEYS
-            missing, foreign = set(self.defaults) - keys, keys - set(self.defaults)
-            if missing and foreign:
-                mine = type(self).__name__
-                guess = _optimizer_with(foreign)
-                raise ValueError(
-                    f"this state dict was saved by {guess or 'another kind of optimizer'}, "
-                    f"not by {mine}: its parameter groups have {sorted(foreign)} where "
-                    f"{mine} has {sorted(missing)}; load it into the optimizer that saved it"
-                )
+        return {"state": state, "param_groups": groups, "optimizer": type(self).__name__}
 
     def load_state_dict(self, state_dict: Mapping[str, Any]) -> None:
         """Restore a :meth:`state_dict`, to continue training where it stopped.
@@ -244,16 +228,16 @@ class Optimizer:
         Raises
         ------
         ValueError
-            If the state dict was saved by another kind of optimizer (an ``Adam``'s into
-            an ``SGD``), or the number of groups, the size of a group, a parameter index
-            or the shape of a state buffer does not match this optimizer.
+            If the state dict comes from another kind of optimizer, or the number of
+            groups, the size of a group, a parameter index or the shape of a state
+            buffer does not match this optimizer.
         """
         if not isinstance(state_dict, Mapping) or not {"state", "param_groups"} <= set(state_dict):
             raise ValueError(
                 "an optimizer state dict is a dict with 'state' and 'param_groups' entries"
             )
         saved_groups = list(state_dict["param_groups"])
-        self._check_same_kind(saved_groups)
+        self._check_same_kind(state_dict.get("optimizer"), saved_groups)
         if len(saved_groups) != len(self.param_groups):
             raise ValueError(
                 f"loaded state dict has {len(saved_groups)} parameter group(s), but this "
@@ -289,6 +273,41 @@ class Optimizer:
         self.state = new_state
         self.param_groups = new_groups
 
+    def _check_same_kind(self, saved_type: Any, saved_groups: list[dict[str, Any]]) -> None:
+        """Refuse the state dict of another kind of optimizer (a class and its subclasses,
+        like Adam and AdamW, are one kind); without a class name, refuse groups that lack
+        some of this optimizer's hyper-parameters.
+        """
+        mine = type(self).__name__
+        if saved_type is not None:
+            kin = [c.__name__ for c in type(self).__mro__] + _subclass_names(type(self))
+            if saved_type in kin:
+                return
+            raise ValueError(
+                f"this state dict was saved by a {saved_type} optimizer and cannot be loaded "
+                f"into {mine}: their state and hyper-parameters differ. Build a {saved_type} "
+                "to resume from it, or start this optimizer afresh."
+            )
+        keys: set[str] = set()
+        for group in saved_groups:
+            if not isinstance(group, Mapping):
+                raise ValueError(f"a parameter group of the state dict is a {type(group).__name__}")
+            keys |= set(group) - {"params"} - _SCHEDULER_KEYS
+        missing = sorted(set(self.defaults) - keys)
+        foreign = sorted(keys - set(self.defaults))
+        if missing and foreign:
+            guess = _optimizer_with(set(foreign))
+            raise ValueError(
+                f"this state dict was saved by {guess or 'another kind of optimizer'}, "
+                f"not by {mine}: its parameter groups have {foreign} where {mine} has "
+                f"{missing}; load it into the optimizer that saved it"
+            )
+        if missing:
+            raise ValueError(
+                f"this state dict's parameter groups lack {mine}'s hyper-parameter(s) "
+                f"{', '.join(missing)}: it was saved by another kind of optimizer"
+            )
+
     def _restore_value(self, p: Tensor, index: int, name: str, value: Any) -> Any:
         """A copy of one state entry, placed on ``p``'s device with ``p``'s float dtype."""
         from ..factories import tensor
@@ -312,6 +331,15 @@ class Optimizer:
             lines.extend(f"    {k}: {group[k]}" for k in sorted(group) if k != "params")
         lines.append(")")
         return "\n".join(lines)
+
+
+def _subclass_names(cls: type) -> list[str]:
+    """The names of every subclass of ``cls``, at any depth."""
+    names: list[str] = []
+    sub: type
+    for sub in cls.__subclasses__():
+        names += [sub.__name__, *_subclass_names(sub)]
+    return names
 
 
 def grad_array(p: Tensor) -> Any:

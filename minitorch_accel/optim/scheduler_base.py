@@ -48,10 +48,16 @@ class LRScheduler:
                     )
         self.base_lrs: list[float] = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
+        self._initial_step()
+
+    def _initial_step(self) -> None:
+        """Step 0: set the rates of the first epoch (``get_lr`` sees ``_is_initial``)."""
         self._step_count = 0
         self._is_initial = True
-        self.step()
-        self._is_initial = False
+        try:
+            self.step()
+        finally:
+            self._is_initial = False
 
     def get_lr(self) -> list[float]:
         """The learning rate of each group at epoch :attr:`last_epoch`."""
@@ -66,6 +72,17 @@ class LRScheduler:
         self._step_count += 1
         self.last_epoch += 1
         values = self.get_lr()
+        for group, lr in zip(self.optimizer.param_groups, values, strict=True):
+            group["lr"] = lr
+        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+
+    def _jump_to(self, epoch: int) -> None:
+        """Set :attr:`last_epoch` to ``epoch`` and the rates to those of that epoch, from
+        :meth:`_closed_form_lr` where the schedule has one (as PyTorch's ``_update_lr``).
+        """
+        self.last_epoch = epoch
+        closed_form = getattr(self, "_closed_form_lr", None)
+        values = closed_form() if closed_form is not None else self.get_lr()
         for group, lr in zip(self.optimizer.param_groups, values, strict=True):
             group["lr"] = lr
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]

@@ -261,7 +261,10 @@ def fit(  # noqa: C901  (the options of a training run; they fold into a config 
         See :class:`~minitorch_accel.train.Callback`.
     scheduler : LRScheduler, optional
         Stepped after every batch (``scheduler_interval="batch"``, as ``OneCycleLR``
-        expects) or every epoch (``"epoch"``, as ``StepLR``).
+        expects) or every epoch (``"epoch"``, as ``StepLR``). A
+        :class:`~minitorch_accel.optim.lr_scheduler.ReduceLROnPlateau` is stepped at the
+        end of every epoch with the validation loss (the training loss when there is no
+        ``val_loader``), whatever ``scheduler_interval`` says.
     start_epoch : int, default 0
         Number of the first epoch to run, when continuing by hand; at least the one
         after the last epoch of ``history``.

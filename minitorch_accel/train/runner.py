@@ -14,6 +14,7 @@ from tqdm.auto import tqdm
 
 from ..autograd import no_grad
 from ..backends import Device
+from ..optim.lr_scheduler import ReduceLROnPlateau
 from ..tensor import Tensor
 from .checkpoint import TrainingState
 from .interrupt import InterruptGuard
@@ -101,7 +102,11 @@ class EpochRunner:
             st.scaler.update()
         else:
             st.optimizer.step()
-        if st.scheduler is not None and self.scheduler_interval == "batch":
+        if (
+            st.scheduler is not None
+            and self.scheduler_interval == "batch"
+            and not _watches_a_metric(st.scheduler)
+        ):
             st.scheduler.step()
         n = int(y.shape[0])
         with no_grad():
@@ -209,7 +214,9 @@ class EpochRunner:
         train_loss = float(st.loss_sum.item()) / st.seen
         batches = st.batches_per_epoch
         self.consistent = False
-        if st.scheduler is not None and self.scheduler_interval == "epoch":
+        if _watches_a_metric(st.scheduler):  # the validation loss, else the training loss
+            st.scheduler.step(train_loss if math.isnan(val["loss"]) else val["loss"])
+        elif st.scheduler is not None and self.scheduler_interval == "epoch":
             st.scheduler.step()
         st.history.append(
             st.epoch,
@@ -227,3 +234,10 @@ class EpochRunner:
         if self.progress:
             tqdm.write(st.history.format_row(), file=sys.stderr)
         return st.history.last()
+
+
+def _watches_a_metric(scheduler: Any) -> bool:
+    """Whether ``scheduler`` is a :class:`ReduceLROnPlateau`, stepped once per epoch with
+    the loss (whatever ``scheduler_interval`` says); False for None.
+    """
+    return isinstance(scheduler, ReduceLROnPlateau)

@@ -3,4 +3,14 @@
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .timing import BenchmarkResult, Timer, benchmark
 
-__all__ = ["BenchmarkResult", "GradcheckError", "Timer", "benchmark", "gradcheck", "gradgradcheck"]
+__all__ = [
+    "BenchmarkResult",
+    "GradcheckError",
+    "Timer",
+    "benchmark",
+    "data",
+    "gradcheck",
+    "gradgradcheck",
+]
+
+from . import data
