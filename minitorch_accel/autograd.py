@@ -414,7 +414,7 @@ def _seed_gradient(output: Tensor, grad_output: Tensor | None) -> Tensor:
             "requires_grad=True?)"
         )
     if grad_output is None:
-        if output.size != 1:
+        if output.numel() != 1:
             raise RuntimeError(
                 f"grad can be implicitly created only for scalar outputs; this output has "
                 f"shape {output.shape}: pass gradient= (a tensor of that shape)"

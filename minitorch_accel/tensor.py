@@ -18,9 +18,10 @@ from .autograd import Function, is_grad_enabled, run_backward
 from .backends import Device, DeviceLike
 from .convert import HOST, DTypeLike, as_dtype, move_array, to_array
 from .tensor_data import TensorData
+from .tensor_methods import TensorMethods
 
 
-class Tensor(TensorData):
+class Tensor(TensorData, TensorMethods):
     """An n-dimensional array on a device, with optional gradient tracking.
 
     Parameters
@@ -82,8 +83,13 @@ class Tensor(TensorData):
 
         Returns ``self`` when nothing changes. Moving between two devices copies the
         data and counts the bytes in :data:`minitorch_accel.backends.transfer_stats`.
-        ``non_blocking=True`` lets a GPU copy overlap with other work.
+        ``non_blocking=True`` lets a GPU copy overlap with other work. As in PyTorch,
+        ``to(dtype)`` and ``to(other_tensor)`` (its device and dtype) work too.
         """
+        if isinstance(device, Tensor):
+            device, dtype = device.device, device.dtype
+        elif isinstance(device, (np.dtype, type)):
+            device, dtype = None, device
         out = self
         if dtype is not None and as_dtype(dtype) != self.dtype:
             from .ops.elementwise import Cast
@@ -272,12 +278,12 @@ class Tensor(TensorData):
         """See :func:`minitorch_accel.var`."""
         return _R.var(self, dim, keepdim, correction)
 
-    def max(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
-        """See :func:`minitorch_accel.max`."""
+    def max(self, dim: int | Tensor | None = None, keepdim: bool = False) -> Any:
+        """See :func:`minitorch_accel.max`: a tensor, or ``(values, indices)`` with a dim."""
         return _R.max(self, dim, keepdim)
 
-    def min(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
-        """See :func:`minitorch_accel.min`."""
+    def min(self, dim: int | Tensor | None = None, keepdim: bool = False) -> Any:
+        """See :func:`minitorch_accel.min`: a tensor, or ``(values, indices)`` with a dim."""
         return _R.min(self, dim, keepdim)
 
     def argmax(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
