@@ -134,7 +134,7 @@ def _kth(op: str, a: Tensor, k: int, dim: int, keepdim: bool) -> tuple[Tensor, T
     with a.device.guard():
         order = _stable_argsort(a1.xp, a1.data, d, descending=False)
         kth = order[(slice(None),) * d + (slice(k - 1, k),)]
-    values, indices = _pick(a1, kth, d, keepdim)
+        values, indices = _pick(a1, kth, d, keepdim)
     if a.ndim == 0:
         values, indices = values.reshape(()), indices.reshape(())
     return values, indices
