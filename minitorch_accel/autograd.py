@@ -158,8 +158,11 @@ class Function:
         first = inputs[0]
         if first is None:
             raise ValueError(f"{cls.__name__}: the first input must be a Tensor")
-        device = first.device
-        requires_grad = first.requires_grad
+        try:
+            device = first.device
+            requires_grad = first.requires_grad
+        except AttributeError:
+            raise _not_a_tensor(cls, first) from None
         if len(inputs) == 1:
             arrays: Any = (first.data,)
         else:
@@ -200,6 +203,14 @@ class Function:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__}Backward>"
+
+
+def _not_a_tensor(cls: type, value: object) -> TypeError:
+    """The error for a list, an array or a number given where an op needs a Tensor."""
+    return TypeError(
+        f"{cls.__name__}: expected a Tensor, got {type(value).__name__}; wrap it with "
+        "minitorch_accel.tensor(...)"
+    )
 
 
 def _raise_mixed_devices(cls: type, inputs: Sequence[Tensor | None]) -> None:
