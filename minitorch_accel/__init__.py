@@ -125,6 +125,7 @@ from .defaults import (  # noqa: E402
     set_default_dtype,
 )
 from .factories import linspace, logspace, randperm  # noqa: E402
+from .ops.activation import erf  # noqa: E402
 from .ops.einsum import einsum  # noqa: E402
 from .ops.elementwise import clamp as clip  # noqa: E402
 from .ops.index import gather, index_select, masked_fill, scatter  # noqa: E402
@@ -266,4 +267,5 @@ __all__ = [
     "bool",
     "double",
     "half",
+    "erf",
 ]
