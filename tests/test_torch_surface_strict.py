@@ -74,6 +74,43 @@ CASES: list[tuple[str, Callable[..., Tensor], list[Any], int]] = [
     ("einsum", lambda a, b: mta.einsum("bij,jk->bki", a, b), [F(2, 3, 4), F(4, 5)], 2),
     ("einsum_sum_only_here", lambda a, b: mta.einsum("ij,k->k", a, b), [F(2, 3), F(4)], 2),
     ("where", mta.where, [BOOL(3, 4), F(3, 4), F(4)], 2),
+    ("gelu", lambda a: mta.nn.functional.gelu(a), [F(3, 4)], 2),
+    (
+        "gelu_tanh_silu",
+        lambda a: mta.nn.functional.gelu(a, "tanh") + mta.nn.functional.silu(a),
+        [F(3, 4)],
+        2,
+    ),
+    (
+        "elu_leaky",
+        lambda a: mta.nn.functional.elu(a) * mta.nn.functional.leaky_relu(a, 0.1),
+        [F(3, 4)],
+        2,
+    ),
+    (
+        "layer_norm",
+        lambda a, w, b: mta.nn.functional.layer_norm(a, (4,), w, b),
+        [F(3, 4), F(4), F(4)],
+        2,
+    ),
+    (
+        "group_norm",
+        lambda a, w, b: mta.nn.functional.group_norm(a, 2, w, b),
+        [F(2, 4, 3), F(4), F(4)],
+        2,
+    ),
+    (
+        "embedding",
+        lambda w: mta.nn.functional.embedding(index([[1, 0, 1]], w), w, padding_idx=0),
+        [F(3, 2)],
+        2,
+    ),
+    (
+        "conv1d",
+        lambda x, w, b: mta.nn.functional.conv1d(x, w, b, padding=1),
+        [F(2, 3, 6), F(4, 3, 3), F(4)],
+        1,
+    ),
     ("type_as_clip", lambda a, b: a.type_as(b).clip(-0.5, 0.5), [F(3, 4), F(2)], 2),
 ]
 
