@@ -156,8 +156,8 @@ def max(a: Tensor, dim: int | Tensor | None = None, keepdim: bool = False) -> An
 
 
 def min(a: Tensor, dim: int | Tensor | None = None, keepdim: bool = False) -> Any:
-    """The smallest value: of all elements, along ``dim`` (a named ``(values,
-    indices)`` pair), or elementwise with another tensor; see :func:`max`.
+    """The smallest value: of all elements, along ``dim`` (values and indices), or
+    elementwise with another tensor; see :func:`max`.
 
     Examples
     --------
