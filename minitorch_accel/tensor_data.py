@@ -75,7 +75,7 @@ class TensorData:
     @property
     def shape(self) -> Size:
         """The size of each dimension (a :class:`~minitorch_accel.size.Size`, a tuple)."""
-        return Size(self.data.shape)
+        return Size(self.array.shape)
 
     @property
     def ndim(self) -> int:
@@ -103,7 +103,7 @@ class TensorData:
         >>> x.size(), x.size(1), x.size(-2)
         ((2, 3), 3, 2)
         """
-        shape = self.data.shape
+        shape = self.array.shape
         if dim is None:
             return Size(shape)
         n = len(shape)
@@ -116,11 +116,11 @@ class TensorData:
 
     def dim(self) -> int:
         """The number of dimensions (as :attr:`ndim`)."""
-        return int(self.data.ndim)
+        return int(self.array.ndim)
 
     def ndimension(self) -> int:
         """The number of dimensions (as :attr:`ndim`)."""
-        return int(self.data.ndim)
+        return int(self.array.ndim)
 
     def numel(self) -> int:
         """The number of elements."""
@@ -128,11 +128,11 @@ class TensorData:
 
     def nelement(self) -> int:
         """The number of elements (as :meth:`numel`)."""
-        return int(self.data.size)
+        return int(self.array.size)
 
     def element_size(self) -> int:
         """Bytes per element."""
-        return int(self.data.itemsize)
+        return int(self.array.itemsize)
 
     @property
     def nbytes(self) -> int:

@@ -100,9 +100,7 @@ def test_activations_against_torch() -> None:
 
 def test_erf_against_math() -> None:
     x = np.linspace(-7.0, 7.0, 2001)
-    np.testing.assert_allclose(
-        to_host(mta.erf(mta.tensor(x))), ERF(x), rtol=0, atol=1e-10
-    )
+    np.testing.assert_allclose(to_host(mta.erf(mta.tensor(x))), ERF(x), rtol=0, atol=1e-10)
     check_op(mta.erf, ERF, [(3, 4)], "cpu", low=-3.0, high=3.0)
 
 

@@ -42,7 +42,7 @@ class CumProd(Function):
 
     def backward(self, grad: Tensor) -> Tensor:
         a = self.inputs[0]
-        if not bool(self.xp.any(a.data == 0)):
+        if not bool(self.xp.any(a.array == 0)):
             # d out[j] / d a[i] = out[j] / a[i] for j >= i
             return ReverseCumSum.apply(grad * self.output(), dim=self.dim) / a
         return _cumprod_grad_with_zeros(a, grad, self.dim)

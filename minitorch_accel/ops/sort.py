@@ -52,7 +52,7 @@ def _extreme(a: Tensor, dim: int, keepdim: bool, largest: bool) -> tuple[Tensor,
     d = _dim_of("max" if largest else "min", a, dim)
     a1 = a.reshape(1) if a.ndim == 0 else a
     find = a.xp.argmax if largest else a.xp.argmin  # the first extreme one
-    index = a.xp.expand_dims(find(a1.data, axis=d), d)
+    index = a.xp.expand_dims(find(a1.array, axis=d), d)
     values, indices = _pick(a1, index, d, keepdim)
     if a.ndim == 0:
         values, indices = values.reshape(()), indices.reshape(())
@@ -89,7 +89,7 @@ def sort(
     if a.ndim == 0:
         zero = Tensor._make(a.xp.zeros((), dtype=np.int64), a.device, False, None)
         return return_types.sort(a, zero)
-    order = _stable_argsort(a.xp, a.data, d, descending)
+    order = _stable_argsort(a.xp, a.array, d, descending)
     return return_types.sort(*_pick(a, order, d, keepdim=True))
 
 
@@ -119,7 +119,7 @@ def topk(
         raise ValueError(f"topk: k={k} is out of range for dim {dim} of size {n}")
     if a.ndim == 0:
         return return_types.topk(*sort(a))
-    order = _stable_argsort(a.xp, a.data, d, descending=largest)
+    order = _stable_argsort(a.xp, a.array, d, descending=largest)
     first_k = order[(slice(None),) * d + (slice(0, k),)]
     return return_types.topk(*_pick(a, first_k, d, keepdim=True))
 
@@ -132,7 +132,7 @@ def _kth(op: str, a: Tensor, k: int, dim: int, keepdim: bool) -> tuple[Tensor, T
     if not 1 <= k <= n:
         raise ValueError(f"{op}: k={k} is out of range for dim {dim} of size {n}")
     with a.device.guard():
-        order = _stable_argsort(a1.xp, a1.data, d, descending=False)
+        order = _stable_argsort(a1.xp, a1.array, d, descending=False)
         kth = order[(slice(None),) * d + (slice(k - 1, k),)]
         values, indices = _pick(a1, kth, d, keepdim)
     if a.ndim == 0:
@@ -187,7 +187,7 @@ def mode(a: Tensor, dim: int = -1, keepdim: bool = False) -> return_types.mode:
     d = _dim_of("mode", a, dim)
     a1 = a.reshape(1) if a.ndim == 0 else a
     xp = a1.xp
-    x = xp.moveaxis(a1.data, d, -1)  # (..., n)
+    x = xp.moveaxis(a1.array, d, -1)  # (..., n)
     n = x.shape[-1]
     same = x[..., :, None] == x[..., None, :]  # (..., n, n)
     counts = same.sum(axis=-1)
