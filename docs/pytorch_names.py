@@ -46,11 +46,11 @@ def _same(group: str, names: str, status: str = AVAILABLE, note: str = "") -> li
 
 SECTIONS: dict[str, list[Name]] = {
     "Selection with named (values, indices)": [
-        *_same(
-            "",
-            "max min sort topk kthvalue median mode argsort",
-            note="ties: max/min/sort/topk give the first index; median the lower middle",
-        ),
+        *_same("", "max min", note="with a dim: (values, indices), the first index among ties"),
+        *_same("", "sort argsort topk", note="always stable: the first index among ties"),
+        *_same("", "kthvalue"),
+        *_same("", "median", note="the lower of the two middle values (as PyTorch)"),
+        *_same("", "mode", note="memory grows with the square of the dim's size"),
         *_same("Tensor", "max min sort topk kthvalue median mode argmax argmin"),
         Name("torch.return_types", "return_types", note="repr without the torch. prefix"),
     ],
