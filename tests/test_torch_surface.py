@@ -735,3 +735,62 @@ def test_functions_against_torch() -> None:
     assert [p.shape for p in mta.zeros(7).split([2, 5])] == [
         tuple(p.shape) for p in torch.zeros(7).split([2, 5])
     ]
+
+
+# ------------------------------------------------------------------ a PyTorch-style script
+class _ExampleNet(mta.nn.Module):
+    """The model of pytorch/examples' MNIST script, written with the names it uses."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv1 = mta.nn.Conv2d(1, 8, 3, 1)
+        self.conv2 = mta.nn.Conv2d(8, 16, 3, 1)
+        self.dropout1 = mta.nn.Dropout(0.25)
+        self.fc1 = mta.nn.Linear(2304, 32)
+        self.fc2 = mta.nn.Linear(32, 10)
+
+    def forward(self, x: Tensor) -> Tensor:
+        F = mta.nn.functional
+        x = F.relu(self.conv1(x))
+        x = F.relu(self.conv2(x))
+        x = F.max_pool2d(x, 2)
+        x = self.dropout1(x)
+        x = mta.flatten(x, 1)
+        x = F.relu(self.fc1(x))
+        return F.log_softmax(self.fc2(x), dim=1)
+
+
+def test_the_mnist_example_loop_runs_and_counts_correct_predictions() -> None:
+    """The train and test loops of pytorch/examples' MNIST script, names unchanged
+    (``output.argmax(dim=1, keepdim=True)``, ``pred.eq(target.view_as(pred))``,
+    ``output.max(1, keepdim=True)[1]``), on the embedded sample; the counted accuracy
+    equals one computed with NumPy from the same outputs."""
+    from minitorch_accel.data import DataLoader, TensorDataset
+    from minitorch_accel.datasets import MNIST
+
+    F = mta.nn.functional
+    mta.manual_seed(0)
+    images, labels = MNIST(sample=True, normalize=True).arrays
+    loader = DataLoader(TensorDataset(images[:512], labels[:512]), 64, shuffle=True, seed=0)
+    model = _ExampleNet()
+    optimizer = mta.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    model.train()
+    for data, target in loader:
+        optimizer.zero_grad()
+        loss = F.nll_loss(model(data), target)
+        loss.backward()
+        optimizer.step()
+    model.eval()
+    test_loss, correct, correct_max, outputs = 0.0, 0, 0, []
+    with mta.no_grad():
+        for data, target in DataLoader(TensorDataset(images[512:768], labels[512:768]), 64):
+            output = model(data)
+            test_loss += F.nll_loss(output, target, reduction="sum").item()
+            pred = output.argmax(dim=1, keepdim=True)
+            correct += pred.eq(target.view_as(pred)).sum().item()
+            correct_max += output.max(1, keepdim=True)[1].eq(target.view_as(pred)).sum().item()
+            outputs.append(output.numpy())
+    expected = int((np.concatenate(outputs).argmax(1) == labels[512:768]).sum())
+    assert correct == correct_max == expected
+    assert correct > 256 * 0.25  # well above chance (10%) after one pass over 512 images
+    assert np.isfinite(test_loss)
