@@ -107,7 +107,7 @@ long = int64
 int8 = _np.dtype("int8")
 int16 = _np.dtype("int16")
 short = int16
-int = int32  # noqa: A001  (as torch.int)
+int = int32  # noqa: A001  (as torch.int; not in __all__, so * imports keep the builtin)
 bool = bool_  # noqa: A001  (as torch.bool)
 double = float64
 half = float16
@@ -263,8 +263,6 @@ __all__ = [
     "int8",
     "int16",
     "short",
-    "int",
-    "bool",
     "double",
     "half",
     "erf",
