@@ -794,3 +794,106 @@ def test_the_mnist_example_loop_runs_and_counts_correct_predictions() -> None:
     assert correct == correct_max == expected
     assert correct > 256 * 0.25  # well above chance (10%) after one pass over 512 images
     assert np.isfinite(test_loss)
+
+
+def _same_code_cases() -> list[tuple[str, Callable[[Any, Any], Any]]]:
+    """Code written once, run with ``lib`` = minitorch_accel and = torch on ``t``
+    (a float64 (3, 4) tensor)."""
+    return [
+        ("eq_ne", lambda lib, t: (t.eq(t[0]).int() + t.ne(0.5).int()) * 1.0),
+        (
+            "lt_le_gt_ge",
+            lambda lib, t: (
+                t.lt(0).double()
+                + t.le(0.1).double() * 2
+                + t.gt(1).double() * 4
+                + t.ge(-1).double() * 8
+            ),
+        ),
+        (
+            "view_as_expand_as",
+            lambda lib, t: (
+                t.view_as(lib.zeros(2, 6)) + t[:1].reshape(1, 4).expand_as(t).reshape(2, 6)
+            ),
+        ),
+        ("repeat_permute_t", lambda lib, t: t.repeat(2, 1).t().permute(1, 0)),
+        (
+            "flatten_squeeze_unsqueeze",
+            lambda lib, t: t.unsqueeze(0).unsqueeze(-1).squeeze(0).flatten(1),
+        ),
+        ("sub_div_alpha", lambda lib, t: t.add(t, alpha=0.5).sub(t, alpha=2.0).div(t.abs() + 1)),
+        (
+            "in_place_chain",
+            lambda lib, t: (
+                t.clone()
+                .add_(t, alpha=2.0)
+                .sub_(1.0, alpha=0.5)
+                .mul_(t)
+                .div_(3.0)
+                .clamp_(-1.0, 1.0)
+            ),
+        ),
+        (
+            "masked_fill_",
+            lambda lib, t: t.clone().masked_fill_(t > 0, -2.0).masked_fill(t < -1, 7.0),
+        ),
+        ("zero_fill_", lambda lib, t: lib.stack([t.clone().zero_(), t.clone().fill_(3.0)])),
+        (
+            "int_long_bool_half",
+            lambda lib, t: (
+                t.int().double() + t.long().double() + t.bool().double() + t.half().double()
+            ),
+        ),
+        ("type_as", lambda lib, t: t.type_as(lib.tensor([1])).double()),
+        ("where_cat", lambda lib, t: lib.cat([lib.where(t > 0, t, t * 2), t], 1)),
+        (
+            "like_factories",
+            lambda lib, t: lib.zeros_like(t) + lib.ones_like(t) * 2 + lib.full_like(t, 3.0),
+        ),
+        (
+            "arange_full_eye",
+            lambda lib, t: (
+                lib.arange(12, dtype=t.dtype).reshape(3, 4)
+                + lib.full((3, 4), 2.0, dtype=t.dtype)
+                + lib.eye(3, 4, dtype=t.dtype)
+            ),
+        ),
+        ("split_chunk", lambda lib, t: lib.cat([*t.split([1, 3], 1)[::-1], *t.chunk(2, 1)], 1)),
+        (
+            "index_gather",
+            lambda lib, t: (
+                t.index_select(0, lib.tensor([2, 0]))
+                + t[:2].gather(1, lib.tensor([[3, 1, 0, 0], [2, 2, 1, 0]]))
+            ),
+        ),
+        ("scatter_value", lambda lib, t: t.scatter(1, lib.tensor([[0], [3], [1]]), 9.0)),
+        (
+            "sort_values",
+            lambda lib, t: t.sort(0, descending=True).values + t.max(1, keepdim=True).values,
+        ),
+    ]
+
+
+@pytest.mark.parametrize("name,fn", _same_code_cases(), ids=[c[0] for c in _same_code_cases()])
+def test_same_code_as_torch(name: str, fn: Callable[[Any, Any], Any]) -> None:
+    torch = pytest.importorskip("torch")
+    x = np.round(np.random.default_rng(10).uniform(-2, 2, (3, 4)), 1)
+    ours, theirs = fn(mta, mta.tensor(x)), fn(torch, torch.tensor(x))
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    assert str(ours.dtype) == str(theirs.dtype).replace("torch.", "")
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_sizes_against_torch() -> None:
+    torch = pytest.importorskip("torch")
+    ours, theirs = mta.zeros(2, 3, 5, dtype=mta.float16), torch.zeros(2, 3, 5, dtype=torch.float16)
+    assert ours.size() == tuple(theirs.size()) and ours.size(-2) == theirs.size(-2)
+    assert (ours.dim(), ours.ndimension(), ours.numel(), ours.nelement(), ours.element_size()) == (
+        theirs.dim(),
+        theirs.ndimension(),
+        theirs.numel(),
+        theirs.nelement(),
+        theirs.element_size(),
+    )
+    assert ours.size().numel() == theirs.size().numel()
+    assert mta.tensor([[1.5, 2]]).tolist() == torch.tensor([[1.5, 2]]).tolist()
