@@ -17,10 +17,12 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
 import api_pages  # noqa: E402
+import pytorch_names  # noqa: E402
 
 import minitorch_accel  # noqa: E402
 
 api_pages.write_pages()
+pytorch_names.write_table()
 
 project = "minitorch_accel"
 author = "minitorch_accel developers"
@@ -37,7 +39,8 @@ extensions = [
 ]
 
 # figures/*.rst are fragments (benchmark outputs) that benchmarks.rst includes.
-exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "figures/*.rst"]
+# generated/*.rst: fragments written by pytorch_names.py, included by coming_from_pytorch.rst.
+exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "figures/*.rst", "generated/*.rst"]
 templates_path: list[str] = []
 
 # ---------------------------------------------------------------- autodoc, napoleon

@@ -105,8 +105,36 @@ uint8 = _np.dtype("uint8")
 bool_ = _np.dtype("bool")
 float = float32
 long = int64
+int8 = _np.dtype("int8")
+int16 = _np.dtype("int16")
+short = int16
+int = int32
+bool = bool_
+double = float64
+half = float16
 
 device = Device
+
+# The PyTorch surface: selection with named (values, indices), more math and shape ops,
+# defaults; listed with their status in docs/pytorch_names.py.
+from . import accelerator, return_types  # noqa: E402
+from .defaults import (  # noqa: E402
+    get_default_device,
+    get_default_dtype,
+    inference_mode,
+    set_default_device,
+    set_default_dtype,
+)
+from .factories import linspace, logspace, randperm  # noqa: E402
+from .ops.activation import erf  # noqa: E402
+from .ops.einsum import einsum  # noqa: E402
+from .ops.elementwise import clamp as clip  # noqa: E402
+from .ops.index import gather, index_select, masked_fill, scatter  # noqa: E402
+from .ops.scan import cumprod, cumsum, norm  # noqa: E402
+from .ops.sort import argsort, kthvalue, median, mode, sort, topk  # noqa: E402
+from .ops.split import chunk, repeat, split, unflatten  # noqa: E402
+from .ops.unary import cos, log1p, rsqrt, sign, sin, tan  # noqa: E402
+from .size import Size  # noqa: E402
 
 __all__ = [
     "load",
@@ -198,4 +226,46 @@ __all__ = [
     "where",
     "zeros",
     "zeros_like",
+    "accelerator",
+    "return_types",
+    "get_default_device",
+    "get_default_dtype",
+    "inference_mode",
+    "set_default_device",
+    "set_default_dtype",
+    "linspace",
+    "logspace",
+    "randperm",
+    "einsum",
+    "clip",
+    "gather",
+    "index_select",
+    "masked_fill",
+    "scatter",
+    "cumprod",
+    "cumsum",
+    "norm",
+    "argsort",
+    "kthvalue",
+    "median",
+    "mode",
+    "sort",
+    "topk",
+    "chunk",
+    "repeat",
+    "split",
+    "unflatten",
+    "cos",
+    "log1p",
+    "rsqrt",
+    "sign",
+    "sin",
+    "tan",
+    "Size",
+    "int8",
+    "int16",
+    "short",
+    "double",
+    "half",
+    "erf",
 ]

@@ -279,8 +279,11 @@ class Function:
         first = inputs[0]
         if first is None:
             raise ValueError(f"{cls.__name__}: the first input must be a Tensor")
-        device = first.device
-        requires_grad = first.requires_grad
+        try:
+            device = first.device
+            requires_grad = first.requires_grad
+        except AttributeError:
+            raise _not_a_tensor(cls, first) from None
         if len(inputs) == 1:
             arrays: Any = (first.array,)
         else:
@@ -441,6 +444,14 @@ def _raise_modified(
         f"version {now}; expected version {seen} instead. Hint: do the in-place operation "
         "on a clone(), or after backward; enable anomaly detection "
         "(minitorch_accel.autograd.detect_anomaly()) to see where the op was created."
+    )
+
+
+def _not_a_tensor(cls: type, value: object) -> TypeError:
+    """The error for a list, an array or a number given where an op needs a Tensor."""
+    return TypeError(
+        f"{cls.__name__}: expected a Tensor, got {type(value).__name__}; wrap it with "
+        "minitorch_accel.tensor(...)"
     )
 
 
@@ -732,7 +743,7 @@ def _seed_gradient(output: Tensor, grad_output: Tensor | None) -> Tensor:
             "requires_grad=True?)"
         )
     if grad_output is None:
-        if output.size != 1:
+        if output.numel() != 1:
             raise RuntimeError(
                 f"grad can be implicitly created only for scalar outputs; this output has "
                 f"shape {output.shape}: pass gradient= (a tensor of that shape)"

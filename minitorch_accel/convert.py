@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from .backends import Device, DeviceLike, transfer_stats
+from .defaults import get_default_device, get_default_dtype
 
 HOST = Device("cpu")
 _SUPPORTED_KINDS = "biuf"
@@ -62,13 +63,15 @@ def to_array(data: Any, dtype: DTypeLike, device: DeviceLike | None) -> tuple[De
     if dtype is not None:
         dtype = as_dtype(dtype)
     source = _device_of_array(data)
+    if device is None and source is HOST:
+        device = get_default_device()
     dev = source if device is None else Device(device)
     if source is not dev and source.type == "cuda":
         data = source.backend.to_host(data)
     if dtype is None and not hasattr(data, "dtype"):
         probe = np.asarray(data)
         if probe.dtype.kind == "f":
-            dtype = np.dtype(np.float32)
+            dtype = get_default_dtype()
         elif probe.dtype.kind in "iu":
             dtype = np.dtype(np.int64)
         data = probe

@@ -9,6 +9,7 @@ import numpy as np
 
 from .backends import Device, DeviceLike, registry
 from .convert import HOST, DTypeLike, as_dtype
+from .defaults import device_or_default, get_default_dtype
 from .tensor import Tensor
 
 ShapeLike = Any
@@ -37,8 +38,8 @@ def _fill(
     device: DeviceLike | None,
     requires_grad: bool,
 ) -> Tensor:
-    dev = Device(device) if device is not None else HOST
-    dt = as_dtype(dtype if dtype is not None else np.float32)
+    dev = device_or_default(device)
+    dt = as_dtype(dtype if dtype is not None else get_default_dtype())
     xp = dev.backend.xp
     with dev.backend.device_context(dev):
         array = xp.full(_shape(size), value, dtype=dt)
@@ -112,8 +113,8 @@ def empty(
     requires_grad: bool = False,
 ) -> Tensor:
     """An uninitialized tensor (its values are whatever the memory held)."""
-    dev = Device(device) if device is not None else HOST
-    dt = as_dtype(dtype if dtype is not None else np.float32)
+    dev = device_or_default(device)
+    dt = as_dtype(dtype if dtype is not None else get_default_dtype())
     with dev.backend.device_context(dev):
         array = dev.backend.xp.empty(_shape(size), dtype=dt)
     return _place(array, dev, requires_grad)
@@ -164,8 +165,8 @@ def arange(
         raise ValueError("arange: step must not be zero")
     if dtype is None:
         ints = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
-        dtype = np.int64 if ints else np.float32
-    dev = Device(device) if device is not None else HOST
+        dtype = np.int64 if ints else get_default_dtype()
+    dev = device_or_default(device)
     with dev.backend.device_context(dev):
         array = dev.backend.xp.arange(start, end, step, dtype=as_dtype(dtype))
     return _place(array, dev, requires_grad)
@@ -175,9 +176,9 @@ def eye(
     n: int, m: int | None = None, dtype: DTypeLike = None, device: DeviceLike | None = None
 ) -> Tensor:
     """The identity matrix (``n`` x ``m``)."""
-    dev = Device(device) if device is not None else HOST
+    dev = device_or_default(device)
     with dev.backend.device_context(dev):
-        array = dev.backend.xp.eye(n, m, dtype=as_dtype(dtype or np.float32))
+        array = dev.backend.xp.eye(n, m, dtype=as_dtype(dtype or get_default_dtype()))
     return _place(array, dev, False)
 
 
@@ -189,8 +190,8 @@ def _random(
     requires_grad: bool,
     generator: Any = None,
 ) -> Tensor:
-    dev = Device(device) if device is not None else HOST
-    dt = as_dtype(dtype if dtype is not None else np.float32)
+    dev = device_or_default(device)
+    dt = as_dtype(dtype if dtype is not None else get_default_dtype())
     if dt.kind != "f":
         raise TypeError(f"{kind} makes floating-point tensors, not {dt}")
     gen = generator if generator is not None else dev.backend.generator(dev)
@@ -237,7 +238,7 @@ def randint(
     device: DeviceLike | None = None,
 ) -> Tensor:
     """Random integers in [low, high). Default dtype int64."""
-    dev = Device(device) if device is not None else HOST
+    dev = device_or_default(device)
     gen = dev.backend.generator(dev)
     with dev.backend.device_context(dev):
         array = gen.integers(low, high, size=tuple(size)).astype(as_dtype(dtype or np.int64))
@@ -252,3 +253,75 @@ def manual_seed(seed: int) -> None:
         except (RuntimeError, ImportError):
             continue
         backend.manual_seed(seed)
+
+
+def linspace(
+    start: float,
+    end: float,
+    steps: int,
+    dtype: DTypeLike = None,
+    device: DeviceLike | None = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """``steps`` values evenly spaced from ``start`` to ``end``, both included.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.linspace(0, 1, 5)
+    tensor([0.  , 0.25, 0.5 , 0.75, 1.  ])
+    """
+    if steps < 0:
+        raise ValueError(f"linspace: steps must be non-negative, got {steps}")
+    dev = device_or_default(device)
+    dt = as_dtype(dtype if dtype is not None else get_default_dtype())
+    with dev.backend.device_context(dev):
+        array = dev.backend.xp.linspace(start, end, steps, dtype=np.float64).astype(dt)
+    return _place(array, dev, requires_grad)
+
+
+def logspace(
+    start: float,
+    end: float,
+    steps: int,
+    base: float = 10.0,
+    dtype: DTypeLike = None,
+    device: DeviceLike | None = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """``steps`` values from ``base ** start`` to ``base ** end``, evenly spaced in log.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.logspace(0, 2, 3)
+    tensor([  1.,  10., 100.])
+    """
+    if steps < 0:
+        raise ValueError(f"logspace: steps must be non-negative, got {steps}")
+    dev = device_or_default(device)
+    dt = as_dtype(dtype if dtype is not None else get_default_dtype())
+    with dev.backend.device_context(dev):
+        exponents = dev.backend.xp.linspace(start, end, steps, dtype=np.float64)
+        array = (float(base) ** exponents).astype(dt)
+    return _place(array, dev, requires_grad)
+
+
+def randperm(
+    n: int, dtype: DTypeLike = None, device: DeviceLike | None = None, generator: Any = None
+) -> Tensor:
+    """A random permutation of ``0 .. n-1`` (int64), from the device's generator.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> sorted(mta.randperm(4).tolist())
+    [0, 1, 2, 3]
+    """
+    if n < 0:
+        raise ValueError(f"randperm: n must be non-negative, got {n}")
+    dev = device_or_default(device)
+    gen = generator if generator is not None else dev.backend.generator(dev)
+    with dev.backend.device_context(dev):
+        array = gen.permutation(n).astype(as_dtype(dtype or np.int64))
+    return _place(array, dev, False)

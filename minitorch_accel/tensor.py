@@ -18,9 +18,10 @@ from .autograd import Function, is_grad_enabled, run_backward
 from .backends import Device, DeviceLike
 from .convert import HOST, DTypeLike, as_dtype, move_array, to_array
 from .tensor_data import TensorData
+from .tensor_methods import TensorMethods
 
 
-class Tensor(TensorData):
+class Tensor(TensorData, TensorMethods):
     """An n-dimensional array on a device, with optional gradient tracking.
 
     Parameters
@@ -87,8 +88,13 @@ class Tensor(TensorData):
 
         Returns ``self`` when nothing changes. Moving between two devices copies the
         data and counts the bytes in :data:`minitorch_accel.backends.transfer_stats`.
-        ``non_blocking=True`` lets a GPU copy overlap with other work.
+        ``non_blocking=True`` lets a GPU copy overlap with other work. As in PyTorch,
+        ``to(dtype)`` and ``to(other_tensor)`` (its device and dtype) work too.
         """
+        if isinstance(device, Tensor):
+            device, dtype = device.device, device.dtype
+        elif isinstance(device, (np.dtype, type)):
+            device, dtype = None, device
         out = self
         if dtype is not None and as_dtype(dtype) != self.dtype:
             from .ops.elementwise import Cast
@@ -278,12 +284,12 @@ class Tensor(TensorData):
         """See :func:`minitorch_accel.var`."""
         return _R.var(self, dim, keepdim, correction)
 
-    def max(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
-        """See :func:`minitorch_accel.max`."""
+    def max(self, dim: int | Tensor | None = None, keepdim: bool = False) -> Any:
+        """See :func:`minitorch_accel.max`: a tensor, or ``(values, indices)`` with a dim."""
         return _R.max(self, dim, keepdim)
 
-    def min(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
-        """See :func:`minitorch_accel.min`."""
+    def min(self, dim: int | Tensor | None = None, keepdim: bool = False) -> Any:
+        """See :func:`minitorch_accel.min`: a tensor, or ``(values, indices)`` with a dim."""
         return _R.min(self, dim, keepdim)
 
     def argmax(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
@@ -402,12 +408,21 @@ class Tensor(TensorData):
         self.requires_grad = result.requires_grad
         return self
 
-    def _write(self, update: Any, other: Any) -> Tensor:
+    def _write(self, update: Any, other: Any, name: str, divides: bool = False) -> Tensor:
         """Apply ``update(array, value)`` in place, unrecorded.
 
         The array is assigned back: the same array, unless it was a NumPy scalar, which
-        has no memory to write.
+        has no memory to write. A float result is refused for an integer tensor (as
+        PyTorch): ``divides`` says the op makes floats of integers.
         """
+        if self.dtype.kind != "f":
+            kind = other.dtype.kind if isinstance(other, TensorData) else type(other).__name__
+            if divides or kind in ("f", "float"):
+                result = other.dtype if isinstance(other, TensorData) and kind == "f" else "float32"
+                raise TypeError(
+                    f"{name}: the result is {result}, which a {self.dtype} tensor cannot hold; "
+                    "convert it first, e.g. x = x.float()"
+                )
         self._check_inplace()
         with self.device.guard():
             self.array = update(self.array, self._as_data(other))
@@ -434,7 +449,7 @@ class Tensor(TensorData):
             other = other * alpha
         if self._records(other):
             return self._rebase(self._history(copy=False) + other)
-        return self._write(_add_into, other)
+        return self._write(_add_into, other, "add_")
 
     def sub_(self, other: Any, alpha: builtins.float = 1.0) -> Tensor:
         """``self -= alpha * other``, in place (also ``-=``); see :meth:`add_`."""
@@ -443,21 +458,21 @@ class Tensor(TensorData):
             other = other * alpha
         if self._records(other):
             return self._rebase(self._history(copy=False) - other)
-        return self._write(_sub_into, other)
+        return self._write(_sub_into, other, "sub_")
 
     def mul_(self, other: Any) -> Tensor:
         """``self *= other``, in place (also ``*=``); see :meth:`add_`."""
         self._check_same_device(other, "mul_")
         if self._records(other):
             return self._rebase(self._history(copy=True) * other)
-        return self._write(_mul_into, other)
+        return self._write(_mul_into, other, "mul_")
 
     def div_(self, other: Any) -> Tensor:
         """``self /= other``, in place (also ``/=``); see :meth:`add_`."""
         self._check_same_device(other, "div_")
         if self._records(other):
             return self._rebase(self._history(copy=True) / other)
-        return self._write(_div_into, other)
+        return self._write(_div_into, other, "div_", divides=True)
 
     def __iadd__(self, other: Any) -> Tensor:
         return self.add_(other)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import builtins
 import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
 import numpy as np
 
@@ -17,6 +17,7 @@ from . import autograd
 from .autograd import Function, is_grad_enabled
 from .backends import Device
 from .convert import HOST
+from .size import Size
 
 if TYPE_CHECKING:
     from .backends import Backend
@@ -105,9 +106,9 @@ class TensorData:
         self.device = value.device
 
     @property
-    def shape(self) -> tuple[int, ...]:
-        """The size of each dimension."""
-        return tuple(self.array.shape)
+    def shape(self) -> Size:
+        """The size of each dimension (a :class:`~minitorch_accel.size.Size`, a tuple)."""
+        return Size(self.array.shape)
 
     @property
     def ndim(self) -> int:
@@ -119,14 +120,52 @@ class TensorData:
         """The element type (a NumPy dtype, also for CuPy tensors)."""
         return self.array.dtype  # type: ignore[no-any-return]
 
-    @property
-    def size(self) -> int:
-        """The number of elements (also :meth:`numel`)."""
-        return int(self.array.size)
+    @overload
+    def size(self, dim: None = None) -> Size: ...
+
+    @overload
+    def size(self, dim: int) -> int: ...
+
+    def size(self, dim: int | None = None) -> Size | int:
+        """The shape (a :class:`~minitorch_accel.size.Size`), or the size of ``dim``.
+
+        Examples
+        --------
+        >>> import minitorch_accel as mta
+        >>> x = mta.zeros(2, 3)
+        >>> x.size(), x.size(1), x.size(-2)
+        ((2, 3), 3, 2)
+        """
+        shape = self.array.shape
+        if dim is None:
+            return Size(shape)
+        n = len(shape)
+        if not -n <= dim < n:
+            raise IndexError(
+                f"size: dim {dim} is out of range for a tensor with {n} dimension(s) "
+                f"(expected {-n}..{n - 1})"
+            )
+        return int(shape[dim])
+
+    def dim(self) -> int:
+        """The number of dimensions (as :attr:`ndim`)."""
+        return int(self.array.ndim)
+
+    def ndimension(self) -> int:
+        """The number of dimensions (as :attr:`ndim`)."""
+        return int(self.array.ndim)
 
     def numel(self) -> int:
         """The number of elements."""
         return int(self.array.size)
+
+    def nelement(self) -> int:
+        """The number of elements (as :meth:`numel`)."""
+        return int(self.array.size)
+
+    def element_size(self) -> int:
+        """Bytes per element."""
+        return int(self.array.itemsize)
 
     @property
     def nbytes(self) -> int:
@@ -264,7 +303,7 @@ class TensorData:
 
     def item(self) -> Any:
         """The value of a one-element tensor as a Python number."""
-        if self.size != 1:
+        if self.numel() != 1:
             raise ValueError(
                 f"item() needs a tensor with one element, this one has shape {self.shape}"
             )
@@ -281,7 +320,7 @@ class TensorData:
         return int(self.item())
 
     def __bool__(self) -> bool:
-        if self.size != 1:
+        if self.numel() != 1:
             raise RuntimeError(
                 f"the truth value of a tensor with shape {self.shape} is ambiguous; use "
                 ".any() or .all()"
@@ -304,7 +343,7 @@ class TensorData:
         extras = []
         if self.device is not HOST:
             extras.append(f"device='{self.device}'")
-        if self.dtype not in (np.float32, np.int64, np.bool_) or self.size == 0:
+        if self.dtype not in (np.float32, np.int64, np.bool_) or self.numel() == 0:
             extras.append(f"dtype={self.dtype}")
         if self._node is not None:
             extras.append(f"grad_fn={self._node!r}")

@@ -109,7 +109,12 @@ def referenced_files(page: Path) -> list[Path]:
 
 @pytest.mark.parametrize("page", PAGE_FILES, ids=lambda p: p.name)
 def test_referenced_files_exist(page: Path) -> None:
-    missing = [str(p.relative_to(ROOT)) for p in referenced_files(page) if not p.exists()]
+    generated = DOCS / "generated"  # written by conf.py at build time (pytorch_names.py)
+    missing = [
+        str(p.relative_to(ROOT))
+        for p in referenced_files(page)
+        if not p.exists() and not p.is_relative_to(generated)
+    ]
     assert not missing, f"{page.name} refers to missing files {missing}; run make -C docs figures"
 
 

@@ -235,7 +235,7 @@ def test_max_pool_autograd_ties_and_channels_last_input() -> None:
     nhwc = np.ascontiguousarray(x.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
     t = mta.tensor(nhwc, requires_grad=True)
     y = F.max_pool2d(t.relu(), 2)
-    (y * mta.tensor(np.arange(y.size, dtype=float).reshape(y.shape))).sum().backward()
+    (y * mta.tensor(np.arange(y.numel(), dtype=float).reshape(y.shape))).sum().backward()
     tx = torch.tensor(x, requires_grad=True)
     ty = torch.nn.functional.max_pool2d(tx.relu(), 2)
     (ty * torch.arange(ty.numel(), dtype=torch.float64).reshape(ty.shape)).sum().backward()

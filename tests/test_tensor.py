@@ -176,7 +176,7 @@ def test_tensor_tensor_promotion() -> None:
 # ------------------------------------------------------------------ attributes, conversion
 def test_attributes() -> None:
     t = mta.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
-    assert t.shape == (2, 3) and t.ndim == 2 and t.size == 6 and t.numel() == 6
+    assert t.shape == (2, 3) and t.ndim == 2 and t.size() == (2, 3) and t.numel() == 6
     assert t.nbytes == 24 and len(t) == 2
     assert t.dtype == np.float32 and t.device == mta.Device("cpu") and t.device == "cpu"
     assert t.requires_grad and t.grad is None and t.grad_fn is None and t.is_leaf

@@ -20,14 +20,27 @@ from __future__ import annotations
 from typing import Any
 
 from . import functional, init
+from .activation import ELU, GELU, LeakyReLU, LogSoftmax, Sigmoid, SiLU, Softmax, Tanh
 from .container import ModuleList, Sequential
+from .conv1d import Conv1d
 from .conv_layers import AdaptiveAvgPool2d, AvgPool2d, Conv2d, MaxPool2d
-from .layers import CrossEntropyLoss, Dropout, Flatten, Identity, MSELoss, NLLLoss, ReLU
+from .layers import (
+    CrossEntropyLoss,
+    Dropout,
+    Flatten,
+    Identity,
+    MSELoss,
+    NLLLoss,
+    ReLU,
+    Unflatten,
+)
 from .linear import Linear
 from .module import Module
 from .module_state import IncompatibleKeys
 from .norm import BatchNorm1d, BatchNorm2d
+from .normalization import GroupNorm, LayerNorm
 from .parameter import Parameter
+from .sparse import Embedding
 
 __all__ = [
     "AdaptiveAvgPool2d",
@@ -51,6 +64,19 @@ __all__ = [
     "Sequential",
     "functional",
     "init",
+    "Conv1d",
+    "ELU",
+    "Embedding",
+    "GELU",
+    "GroupNorm",
+    "LayerNorm",
+    "LeakyReLU",
+    "LogSoftmax",
+    "SiLU",
+    "Sigmoid",
+    "Softmax",
+    "Tanh",
+    "Unflatten",
 ]
 
 

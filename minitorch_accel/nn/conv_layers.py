@@ -100,6 +100,13 @@ class Conv2d(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         """Convolve ``input`` (N, in_channels, H, W)."""
+        shape = getattr(input, "shape", None)
+        if shape is not None and (len(shape) != 4 or shape[1] != self.in_channels):
+            raise ValueError(
+                f"Conv2d({self.in_channels}, {self.out_channels}) expects input of shape "
+                f"(N, {self.in_channels}, H, W), got {tuple(shape)}"
+                + ("; add the batch dim, e.g. x.unsqueeze(0)" if len(shape) == 3 else "")
+            )
         return F.conv2d(
             input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
         )

@@ -15,9 +15,12 @@ from typing import Any
 
 from .. import autocast_state
 from ..autograd import Function, is_grad_enabled
+from ..ops.activation import elu, gelu, leaky_relu, silu
+from ..ops.conv1d import conv1d
 from ..ops.dropout import dropout
-from ..ops.elementwise import relu
+from ..ops.elementwise import relu, sigmoid, tanh
 from ..ops.gemm import gemm
+from ..ops.layer_norm import embedding, group_norm, layer_norm
 from ..ops.loss import cross_entropy, mse_loss, nll_loss
 from ..ops.norm import batch_norm
 from ..ops.reduce import log_softmax, softmax
@@ -145,4 +148,14 @@ __all__ = [
     "nll_loss",
     "relu",
     "softmax",
+    "conv1d",
+    "elu",
+    "embedding",
+    "gelu",
+    "group_norm",
+    "layer_norm",
+    "leaky_relu",
+    "sigmoid",
+    "silu",
+    "tanh",
 ]

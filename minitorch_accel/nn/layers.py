@@ -46,6 +46,29 @@ class Flatten(Module):
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
 
+class Unflatten(Module):
+    """Split dim ``dim`` into ``unflattened_size``: the inverse of :class:`Flatten`.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.nn.Unflatten(1, (1, 28, 28))(mta.zeros(2, 784)).shape
+    (2, 1, 28, 28)
+    """
+
+    def __init__(self, dim: int, unflattened_size: tuple[int, ...]) -> None:
+        super().__init__()
+        self.dim, self.unflattened_size = dim, tuple(unflattened_size)
+
+    def forward(self, input: Tensor) -> Tensor:
+        """The input with dim ``dim`` split (a view when possible)."""
+        return input.unflatten(self.dim, self.unflattened_size)
+
+    def extra_repr(self) -> str:
+        """The settings shown inside this layer's ``repr``."""
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
+
 class Dropout(Module):
     """Zero each element with probability ``p`` in training mode, scaling the rest by
     ``1 / (1 - p)``; the identity in evaluation mode.

@@ -83,6 +83,13 @@ class Linear(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         """Apply the affine map to the last dim of ``input``."""
+        shape = getattr(input, "shape", None)
+        if shape is not None and (len(shape) == 0 or shape[-1] != self.in_features):
+            raise ValueError(
+                f"Linear({self.in_features}, {self.out_features}) expects input of shape "
+                f"(N, {self.in_features}) (or (..., {self.in_features})), got {tuple(shape)}"
+                + ("; flatten it first, e.g. x.flatten(1)" if len(shape) > 2 else "")
+            )
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:

@@ -12,6 +12,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
+import numpy as np
+
 from ..backends import DeviceLike
 from ..convert import DTypeLike
 from ..factories import zeros_like
@@ -73,6 +75,11 @@ class Module:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Run :meth:`forward` on the arguments (``model(x)``)."""
+        if args and isinstance(args[0], (list, np.ndarray)) and _is_raw_data(args[0]):
+            raise TypeError(
+                f"{type(self).__name__} got a {type(args[0]).__name__} as input; wrap it "
+                "with minitorch_accel.tensor(...) first"
+            )
         return self.forward(*args, **kwargs)
 
     # ------------------------------------------------------------ registration
@@ -397,3 +404,11 @@ class Module:
 
     def __repr__(self) -> str:
         return tree_repr(self)
+
+
+def _is_raw_data(value: Any) -> bool:
+    """True for a NumPy array or a list of numbers (not a list of tensors)."""
+    if isinstance(value, np.ndarray):
+        return True
+    first = value[0] if value else None
+    return isinstance(first, (int, float, list, np.ndarray))

@@ -220,7 +220,7 @@ def batch_norm(
     for name, stat in (("weight", weight), ("bias", bias)):
         _check_stat(name, stat, input)
     batch_stats = training or running_mean is None
-    if batch_stats and input.size // max(input.shape[1], 1) <= 1:
+    if batch_stats and input.numel() // max(input.shape[1], 1) <= 1:
         raise ValueError(
             f"batch_norm: expected more than 1 value per channel when training, got input "
             f"of shape {input.shape}"

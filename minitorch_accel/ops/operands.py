@@ -101,6 +101,11 @@ def _binary(cls: type[Function], a: Operand, b: Operand) -> Tensor:
 
 
 def _float_input(name: str, a: Tensor) -> Tensor:
+    if not isinstance(a, Tensor):
+        raise TypeError(
+            f"{name}: expected a Tensor, got {type(a).__name__}; wrap it with "
+            "minitorch_accel.tensor(...)"
+        )
     if a.dtype.kind != "f":
         return a.to(dtype=np.float32)
     return a

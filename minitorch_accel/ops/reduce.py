@@ -1,4 +1,7 @@
-"""Reductions: sum, mean, var, max, min, argmax, logsumexp, softmax and log-softmax."""
+"""Reductions: sum, mean, var, max, min, argmax, logsumexp, softmax and log-softmax.
+
+``max``/``min`` along a dim (values and indices) live in :mod:`~minitorch_accel.ops.sort`.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import numpy as np
 from .. import autocast_state
 from ..autograd import Function, on_input_device
 from ..tensor import Tensor
+from . import elementwise, sort
 
 Dim = int | Sequence[int] | None
 
@@ -128,28 +132,53 @@ class MaxMin(Function):
         return grad.reshape(kept) * mask
 
 
-def max(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
-    """The largest value over ``dim`` (all elements by default).
+def max(a: Tensor, dim: int | Tensor | None = None, keepdim: bool = False) -> Any:
+    """The largest value: of all elements (a tensor), along ``dim`` (a named
+    ``(values, indices)`` pair, as PyTorch), or elementwise with another tensor.
 
-    Unlike PyTorch, ``max(x, dim)`` returns only the values; use :func:`argmax` for the
-    indices. The gradient goes to the first maximal element.
+    ``max(x)`` returns a 0-d tensor; ``max(x, dim)`` returns
+    :class:`~minitorch_accel.return_types.max` whose ``indices`` are the first maximal
+    position among ties; ``max(x, y)`` is :func:`maximum`. The gradient goes to the
+    first maximal element.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> x = mta.tensor([[1.0, 5.0, 5.0], [7.0, 2.0, 0.0]])
+    >>> values, indices = x.max(1)
+    >>> values.tolist(), indices.tolist()
+    ([5.0, 7.0], [1, 0])
+    >>> x.max(1, keepdim=True)[1].tolist()
+    [[1], [0]]
+    >>> x.max()
+    tensor(7.)
     """
-    if a.size == 0:
+    if isinstance(dim, Tensor):
+        return elementwise.maximum(a, dim)
+    if dim is not None:
+        return sort.max_dim(a, dim, keepdim)
+    if a.numel() == 0:
         raise ValueError("max of an empty tensor")
-    d = None if dim is None else normalize_dims(dim, a.ndim)[0]
-    if a.ndim == 0:
-        d = None  # a 0-d tensor takes dim 0 or -1, as in PyTorch
-    return MaxMin.apply(a, dim=d, keepdim=keepdim, largest=True)
+    return MaxMin.apply(a, dim=None, keepdim=keepdim, largest=True)
 
 
-def min(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
-    """The smallest value over ``dim`` (all elements by default); see :func:`max`."""
-    if a.size == 0:
+def min(a: Tensor, dim: int | Tensor | None = None, keepdim: bool = False) -> Any:
+    """The smallest value: of all elements, along ``dim`` (values and indices), or
+    elementwise with another tensor; see :func:`max`.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.tensor([[3.0, 1.0], [0.0, 0.0]]).min(dim=1).indices.tolist()
+    [1, 0]
+    """
+    if isinstance(dim, Tensor):
+        return elementwise.minimum(a, dim)
+    if dim is not None:
+        return sort.min_dim(a, dim, keepdim)
+    if a.numel() == 0:
         raise ValueError("min of an empty tensor")
-    d = None if dim is None else normalize_dims(dim, a.ndim)[0]
-    if a.ndim == 0:
-        d = None
-    return MaxMin.apply(a, dim=d, keepdim=keepdim, largest=False)
+    return MaxMin.apply(a, dim=None, keepdim=keepdim, largest=False)
 
 
 def argmax(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:

@@ -54,11 +54,11 @@ def reshape(a: Tensor, *shape: Any) -> Tensor:
     known = int(np.prod([s for s in target if s != -1]))
     if (
         target.count(-1) > 1
-        or (-1 not in target and known != a.size)
-        or (-1 in target and (known == 0 or a.size % known))
+        or (-1 not in target and known != a.numel())
+        or (-1 in target and (known == 0 or a.numel() % known))
     ):
         raise ValueError(
-            f"cannot reshape a tensor of shape {a.shape} ({a.size} elements) into {target}"
+            f"cannot reshape a tensor of shape {a.shape} ({a.numel()} elements) into {target}"
         )
     if target == a.shape:
         return a

@@ -80,6 +80,11 @@ class Optimizer:
                 "params argument given to the optimizer should be an iterable of Tensors "
                 "or dicts, but got a single Tensor; wrap it in a list: [tensor]"
             )
+        if callable(getattr(params, "parameters", None)):  # a Module, passed by mistake
+            raise TypeError(
+                f"the optimizer got a {type(params).__name__} model; pass its parameters: "
+                f"{type(self).__name__}(model.parameters(), ...)"
+            )
         groups: list[Any] = list(params)
         if len(groups) == 0:
             raise ValueError("optimizer got an empty parameter list")

@@ -341,7 +341,7 @@ class Pipeline:
         if last and targets:
             assert self.loss_fn is not None
             loss = self.loss_fn(out, targets[i].to(device))
-            if not isinstance(loss, Tensor) or loss.size != 1:
+            if not isinstance(loss, Tensor) or loss.numel() != 1:
                 raise TypeError(f"loss_fn must return a one-element Tensor, got {loss!r:.80}")
             run.losses[i] = float(loss.item())
             out = loss * weights[i]

@@ -308,7 +308,7 @@ class TowerTrainer(Generic[M]):
         self._wait(device)
         timing.receive, tick = perf_counter() - tick, perf_counter()
         loss = self.loss_fn(replica(x), y)  # 4. forward
-        if not isinstance(loss, Tensor) or loss.size != 1:
+        if not isinstance(loss, Tensor) or loss.numel() != 1:
             raise TypeError(f"loss_fn must return a one-element Tensor, got {loss!r:.80}")
         self._wait(device)
         timing.forward, tick = perf_counter() - tick, perf_counter()

@@ -1,0 +1,88 @@
+"""``Conv1d``: convolution over sequences (N, C, L)."""
+
+from __future__ import annotations
+
+import math
+
+from .. import factories
+from ..backends import DeviceLike
+from ..convert import DTypeLike
+from ..tensor import Tensor
+from . import functional as F
+from . import init
+from .module import Module
+from .parameter import Parameter
+
+
+class Conv1d(Module):
+    """1-D convolution: :func:`~minitorch_accel.nn.functional.conv1d` with a learned
+    ``weight`` (out_channels, in_channels // groups, kernel_size) and ``bias``,
+    initialized as PyTorch's (U(-k, k), ``k = 1 / sqrt(in_channels // groups * kernel_size)``).
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.nn.Conv1d(2, 4, 3, padding=1)(mta.zeros(5, 2, 10)).shape
+    (5, 4, 10)
+    """
+
+    weight: Parameter
+    bias: Parameter | None
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: int,
+        stride: int = 1,
+        padding: int = 0,
+        dilation: int = 1,
+        groups: int = 1,
+        bias: bool = True,
+        device: DeviceLike | None = None,
+        dtype: DTypeLike = None,
+    ) -> None:
+        super().__init__()
+        if groups < 1 or in_channels % groups or out_channels % groups:
+            raise ValueError(
+                f"Conv1d: in_channels ({in_channels}) and out_channels ({out_channels}) "
+                f"must both be divisible by groups ({groups})"
+            )
+        self.in_channels, self.out_channels, self.kernel_size = (
+            in_channels,
+            out_channels,
+            kernel_size,
+        )
+        self.stride, self.padding, self.dilation, self.groups = stride, padding, dilation, groups
+        shape = (out_channels, in_channels // groups, kernel_size)
+        self.weight = Parameter(factories.empty(*shape, device=device, dtype=dtype))
+        self.bias = (
+            Parameter(factories.empty(out_channels, device=device, dtype=dtype)) if bias else None
+        )
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Draw new initial weights (and bias) as the constructor does."""
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in = self.weight.shape[1] * self.kernel_size
+            bound = 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input: Tensor) -> Tensor:
+        """Convolve ``input`` (N, in_channels, L)."""
+        if input.ndim != 3 or input.shape[1] != self.in_channels:
+            raise ValueError(
+                f"Conv1d({self.in_channels}, {self.out_channels}) expects input of shape "
+                f"(N, {self.in_channels}, L), got {input.shape}"
+            )
+        return F.conv1d(
+            input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
+        )
+
+    def extra_repr(self) -> str:
+        """The settings shown inside this layer's ``repr``."""
+        return (
+            f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+            f"stride={self.stride}, padding={self.padding}"
+        )

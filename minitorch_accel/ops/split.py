@@ -1,0 +1,101 @@
+"""Shape ops built from the basic ones: ``split``, ``chunk``, ``repeat``, ``unflatten``.
+
+Each is a few calls to slicing, ``reshape`` and ``expand``, so its gradient comes
+from theirs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..tensor import Tensor
+from .shape import normalize_dim
+
+
+def split(
+    tensor: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 0
+) -> tuple[Tensor, ...]:
+    """Pieces along ``dim``: of ``split_size`` each (the last may be smaller), or of the
+    listed sizes (which must add up to the dim's size).
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> [p.tolist() for p in mta.split(mta.arange(5), 2)]
+    [[0, 1], [2, 3], [4]]
+    """
+    d = normalize_dim(dim, tensor.ndim, "split")
+    n = tensor.shape[d]
+    if isinstance(split_size_or_sections, int):
+        step = split_size_or_sections
+        if step <= 0:
+            raise ValueError(f"split: split_size must be positive, got {step}")
+        sizes = [min(step, n - start) for start in range(0, n, step)] or [0]
+    else:
+        sizes = [int(s) for s in split_size_or_sections]
+        if sum(sizes) != n or min(sizes, default=0) < 0:
+            raise ValueError(f"split: sections {sizes} do not add up to the size {n} of dim {dim}")
+    pieces, start = [], 0
+    for size in sizes:
+        pieces.append(tensor[(slice(None),) * d + (slice(start, start + size),)])
+        start += size
+    return tuple(pieces)
+
+
+def chunk(tensor: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    """At most ``chunks`` pieces along ``dim``, each ``ceil(size / chunks)`` long (the
+    last may be shorter, and fewer pieces come back when the size is small), as PyTorch.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> [p.tolist() for p in mta.chunk(mta.arange(5), 3)]
+    [[0, 1], [2, 3], [4]]
+    """
+    if chunks <= 0:
+        raise ValueError(f"chunk: chunks must be positive, got {chunks}")
+    n = tensor.shape[normalize_dim(dim, tensor.ndim, "chunk")]
+    return split(tensor, max(-(-n // chunks), 1), dim)
+
+
+def repeat(tensor: Tensor, *sizes: Any) -> Tensor:
+    """Tile the tensor ``sizes[i]`` times along each dim (extra leading sizes add dims),
+    as ``Tensor.repeat`` (NumPy's ``tile``).
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.tensor([1, 2]).repeat(2, 2).tolist()
+    [[1, 2, 1, 2], [1, 2, 1, 2]]
+    """
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = tuple(sizes[0])
+    if len(sizes) < tensor.ndim:
+        raise ValueError(
+            f"repeat: {len(sizes)} sizes given for a tensor with {tensor.ndim} dims; give "
+            "at least one per dim"
+        )
+    out = tensor.reshape((1,) * (len(sizes) - tensor.ndim) + tuple(tensor.shape))
+    for d, times in enumerate(sizes):
+        if times == 1:
+            continue
+        shape = out.shape
+        # a new axis of ``times`` copies in front of dim d, merged into it
+        tiled = out.unsqueeze(d).expand(*shape[:d], int(times), *shape[d:])
+        out = tiled.reshape(*shape[:d], int(times) * shape[d], *shape[d + 1 :])
+    return out
+
+
+def unflatten(tensor: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
+    """Split dim ``dim`` into several of ``sizes`` (one may be -1).
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.zeros(2, 12).unflatten(1, (3, 4)).shape
+    (2, 3, 4)
+    """
+    d = normalize_dim(dim, tensor.ndim, "unflatten")
+    shape = tensor.shape
+    return tensor.reshape(*shape[:d], *sizes, *shape[d + 1 :])
