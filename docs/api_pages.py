@@ -155,6 +155,12 @@ PAGES: tuple[Page, ...] = (
         "Gradient checks, timing and the environment report.",
         ("minitorch_accel.utils", "minitorch_accel.utils.env", "minitorch_accel.utils.timing"),
     ),
+    Page(
+        "sim",
+        "Hardware simulators",
+        "Teaching simulators, apart from the framework: the systolic array of a TPU.",
+        ("minitorch_accel.sim",),
+    ),
 )
 
 

@@ -150,3 +150,13 @@ def make_mpi(out_dir: Path, processes: int = 2, epochs: int = 2) -> list[Path] |
     shown = f"$ mpiexec -n {processes} python examples/mnist_mpi.py --epochs {epochs}"
     text = machine_line() + "\n\n" + shown + "\n" + done.stdout.strip()
     return [write_text(out_dir / "mnist_mpi.txt", text)]
+
+
+def make_systolic(out_dir: Path) -> list[Path] | None:
+    """``examples/systolic_array.py``: its tables and the wavefront figure."""
+    png = out_dir / "systolic_wavefront.png"
+    output = run_example("systolic_array.py", "--plot", str(png))
+    if output is None:
+        return None
+    lines = [line for line in output.splitlines() if not line.startswith("wrote ")]
+    return [png, write_text(out_dir / "systolic.txt", "\n".join(lines))]
