@@ -44,6 +44,7 @@ MAKERS: dict[str, tuple[str, str]] = {
     "transfer": ("fig_transfer", "copy time vs size between devices (tutorial 5)"),
     "towers": ("fig_towers", "phase breakdown of TowerTrainer steps (tutorial 6)"),
     "systolic": ("fig_examples", "examples/systolic_array.py: wavefront and utilisation"),
+    "scaling": ("fig_scaling", "modelled multi-GPU speed-up from single-GPU phases (tutorial 6)"),
 }
 
 
