@@ -75,6 +75,8 @@ PAGES: tuple[Page, ...] = (
             "minitorch_accel.ops.conv_kernels",
             "minitorch_accel.ops.pool_kernels",
             "minitorch_accel.ops.flat",
+            "minitorch_accel.ops.linalg",
+            "minitorch_accel.linalg",
         ),
     ),
     Page(
