@@ -43,6 +43,7 @@ async () => {
   if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
     await MathJax.startup.promise;
   }
+  await document.fonts.ready;  // MathJax's fonts load after it typesets
   const column = document.querySelector("article[role=main]") || document.body;
   const limit = column.getBoundingClientRect().right + 1;
   // The content box must fit: furo lets headings pad into the margin.
@@ -143,7 +144,7 @@ def check_page(page: object, url: str) -> PageReport:
     on_response = lambda resp: (  # noqa: E731
         report.errors.append(f"HTTP {resp.status}: {resp.url}") if resp.status >= 400 else None
     )
-    on_failed = lambda req: report.errors.append(f"request failed: {req.url}")  # noqa: E731
+    on_failed = lambda req: report.errors.append(f"request failed: {req.url} ({req.failure})")  # noqa: E731
     page.on("console", on_console)  # type: ignore[attr-defined]
     page.on("pageerror", on_error)  # type: ignore[attr-defined]
     page.on("response", on_response)  # type: ignore[attr-defined]

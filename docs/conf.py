@@ -37,10 +37,25 @@ extensions = [
     "sphinx.ext.doctest",
     "sphinx.ext.viewcode",
     "sphinx.ext.mathjax",
+    "sphinx_gallery.gen_gallery",
 ]
 
+# ---------------------------------------------------------------- examples gallery
+import gallery_conf  # noqa: E402
+
+sphinx_gallery_conf = {
+    "examples_dirs": "../examples",
+    "gallery_dirs": "examples",
+    "filename_pattern": "/(" + "|".join(n[:-3] for n in gallery_conf.RUN_AT_BUILD) + r")\.py$",
+    "reset_argv": "gallery_conf.reset_argv",
+    "download_all_examples": False,
+    "write_computation_times": False,
+    "show_signature": False,
+    "remove_config_comments": True,
+}
+
 # figures/*.rst are fragments (benchmark outputs) that benchmarks.rst includes.
-exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "figures/*.rst"]
+exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "figures/*.rst", "examples/*.ipynb"]
 templates_path: list[str] = []
 
 # ---------------------------------------------------------------- autodoc, napoleon
@@ -126,5 +141,13 @@ def fix_viewcode_backlinks(
     context["body"] = VIEWCODE_BACKLINK.sub(target, context["body"])
 
 
+def add_recorded_outputs(app: Any, docname: str, source: list[str]) -> None:
+    """Append the recorded output of a slow example to its gallery page."""
+    name = docname.removeprefix("examples/")
+    if docname.startswith("examples/") and name in gallery_conf.RECORDED:
+        source[0] += gallery_conf.recorded_section(name)
+
+
 def setup(app: Any) -> None:
     app.connect("html-page-context", fix_viewcode_backlinks)
+    app.connect("source-read", add_recorded_outputs)

@@ -1,5 +1,5 @@
-"""CPU vs GPU on the same work: matrix multiply, the LeNet-style training step, matrix
-inverse and the towers' gradient averaging.
+"""CPU vs GPU on the same work: matmul, training step, inverse, gradient averaging.
+================================================================================
 
 Every device is warmed up first (BLAS threads started, GPU kernels compiled), so the
 first size timed is not charged for it.

@@ -1,4 +1,5 @@
 """The roofline of this machine: measured peaks, and where real work lands under them.
+===================================================================================
 
 (1) The two ceilings of a device, measured: the float32 GEMM rate (FLOP/s) and the
     memory bandwidth of a large copy (bytes read + written per second).
@@ -160,7 +161,7 @@ def plot(points: list[Point], peak: float, bandwidth: float, title: str, path: s
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--device", default="cpu", help="device to measure: cpu (default) or cuda")
     parser.add_argument(
         "--sizes", default="64,256,1024", help="comma-separated matmul sizes to place on the chart"

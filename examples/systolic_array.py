@@ -1,4 +1,5 @@
 """A TPU's matrix unit: a weight-stationary systolic array, simulated cycle by cycle.
+==================================================================================
 
 (1) A small product on an 8 x 8 array, checked against ``A @ B``, with its cycles.
 (2) Cycles and processing-element utilisation of a 128 x 128 array (a TPU core's size)
@@ -83,7 +84,7 @@ def plot_wavefront(size: int, path: str) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument(
         "--size",
         type=int,

@@ -1,4 +1,5 @@
 """Every core of the CPU: the same work at 1..N threads, ours beside PyTorch CPU.
+==============================================================================
 
 For each thread count, a fresh process times three pieces of work: a 1024 x 1024
 float32 matmul, the LeNet-style training step at batch 64, and an elementwise add of 4M
@@ -112,7 +113,7 @@ def amdahl_fraction(threads: list[int], speedups: list[float]) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument(
         "--threads",
         default=None,
