@@ -44,6 +44,8 @@ MAKERS: dict[str, tuple[str, str]] = {
     "transfer": ("fig_transfer", "copy time vs size between devices (tutorial 5)"),
     "towers": ("fig_towers", "phase breakdown of TowerTrainer steps (tutorial 6)"),
     "systolic": ("fig_examples", "examples/systolic_array.py: wavefront and utilisation"),
+    "roofline": ("fig_examples", "examples/roofline.py: measured roofline (hardware pages)"),
+    "threads": ("fig_examples", "examples/thread_scaling.py: 1..N threads (hardware pages)"),
     "scaling": ("fig_scaling", "modelled multi-GPU speed-up from single-GPU phases (tutorial 6)"),
 }
 
