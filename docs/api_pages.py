@@ -90,6 +90,8 @@ PAGES: tuple[Page, ...] = (
             "minitorch_accel.ops.activation",
             "minitorch_accel.ops.layer_norm",
             "minitorch_accel.ops.conv1d",
+            "minitorch_accel.ops.linalg",
+            "minitorch_accel.linalg",
         ),
     ),
     Page(
@@ -186,6 +188,12 @@ PAGES: tuple[Page, ...] = (
         "Utilities",
         "Gradient checks, timing and the environment report.",
         ("minitorch_accel.utils", "minitorch_accel.utils.env", "minitorch_accel.utils.timing"),
+    ),
+    Page(
+        "sim",
+        "Hardware simulators",
+        "Teaching simulators, apart from the framework: the systolic array of a TPU.",
+        ("minitorch_accel.sim",),
     ),
 )
 

@@ -45,6 +45,10 @@ MAKERS: dict[str, tuple[str, str]] = {
     "towers": ("fig_towers", "phase breakdown of TowerTrainer steps (tutorial 6)"),
     "schedules": ("fig_parallelism", "GPipe and 1F1B simulated on ideal stages (parallelism)"),
     "parallelism": ("fig_parallelism", "examples/parallelism.py: table and timeline"),
+    "systolic": ("fig_examples", "examples/systolic_array.py: wavefront and utilisation"),
+    "roofline": ("fig_examples", "examples/roofline.py: measured roofline (hardware pages)"),
+    "threads": ("fig_examples", "examples/thread_scaling.py: 1..N threads (hardware pages)"),
+    "scaling": ("fig_scaling", "modelled multi-GPU speed-up from single-GPU phases (tutorial 6)"),
 }
 
 

@@ -1,4 +1,5 @@
 """Train the LeNet CNN on MNIST and print the lab's summary row.
+=============================================================
 
     python examples/mnist_cnn.py                  # embedded 5,000-digit sample, CPU, ~1 min
     python examples/mnist_cnn.py --device cuda    # the same on a GPU

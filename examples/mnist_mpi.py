@@ -1,4 +1,5 @@
 """Train LeNet data-parallel over MPI processes on the embedded MNIST sample.
+==========================================================================
 
 Run: ``mpiexec -n 2 python examples/mnist_mpi.py`` (add ``--device cuda`` for one GPU
 per process: the r-th process of each machine uses ``cuda:r``). Each rank reads its own

@@ -1,4 +1,5 @@
 """One device vs several: LeNet on the embedded MNIST sample, the tower recipe timed.
+==================================================================================
 
 LeNet trains for ``--steps`` steps three ways, from the same initial weights on the
 same batches: on the first device alone with the whole batch, then with

@@ -150,3 +150,33 @@ def make_mpi(out_dir: Path, processes: int = 2, epochs: int = 2) -> list[Path] |
     shown = f"$ mpiexec -n {processes} python examples/mnist_mpi.py --epochs {epochs}"
     text = machine_line() + "\n\n" + shown + "\n" + done.stdout.strip()
     return [write_text(out_dir / "mnist_mpi.txt", text)]
+
+
+def make_systolic(out_dir: Path) -> list[Path] | None:
+    """``examples/systolic_array.py``: its tables and the wavefront figure."""
+    png = out_dir / "systolic_wavefront.png"
+    output = run_example("systolic_array.py", "--plot", str(png))
+    if output is None:
+        return None
+    lines = [line for line in output.splitlines() if not line.startswith("wrote ")]
+    return [png, write_text(out_dir / "systolic.txt", "\n".join(lines))]
+
+
+def make_roofline(out_dir: Path) -> list[Path] | None:
+    """``examples/roofline.py``: the measured ceilings, the points and the chart."""
+    png = out_dir / "roofline.png"
+    output = run_example("roofline.py", "--plot", str(png))
+    if output is None:
+        return None
+    lines = [line for line in output.splitlines() if not line.startswith("wrote ")]
+    return [png, write_text(out_dir / "roofline.txt", "\n".join(lines))]
+
+
+def make_threads(out_dir: Path) -> list[Path] | None:
+    """``examples/thread_scaling.py``: 1..N threads, ours beside PyTorch, Amdahl fits."""
+    png = out_dir / "thread_scaling.png"
+    output = run_example("thread_scaling.py", "--plot", str(png))
+    if output is None:
+        return None
+    lines = [line for line in output.splitlines() if not line.startswith("wrote ")]
+    return [png, write_text(out_dir / "thread_scaling.txt", "\n".join(lines))]

@@ -45,8 +45,8 @@ def configurations() -> list[tuple[str, list[str], str]]:
         many, kind = ["cpu:0", "cpu:1"], "cpu"
     return [
         (f"1 tower ({many[0]})", many[:1], "host"),
-        (f"{len(many)} towers, reduce on host", many, "host"),
-        (f"{len(many)} towers, reduce on {kind} devices", many, "device"),
+        (f"{len(many)} towers, reduce: host", many, "host"),
+        (f"{len(many)} towers, reduce: {kind} devices", many, "device"),
     ]
 
 
@@ -98,8 +98,8 @@ def make_towers(out_dir: Path, batch: int = 256, steps: int = 15) -> list[Path]:
     ax.set_yticks(np.arange(len(rows)), [label for label, _ in rows[::-1]])
     ax.set_xlabel(f"ms per step ({model_name}, batch {batch}, median of {steps} steps)")
     ax.legend(ncol=6, fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0))
-    header = f"{'setup':38s}" + "".join(f"{p:>10s}" for p in phases) + "   (ms per step)"
+    header = f"{'setup (ms per step)':29s}" + "".join(f"{p:>10s}" for p in phases)
     lines = [machine_line(), "", header]
     for label, times in rows:
-        lines.append(f"{label:38s}" + "".join(f"{1e3 * times.get(p, 0.0):10.2f}" for p in phases))
+        lines.append(f"{label:29s}" + "".join(f"{1e3 * times.get(p, 0.0):10.2f}" for p in phases))
     return [save(fig, out_dir / "towers.png"), write_text(out_dir / "towers.txt", "\n".join(lines))]

@@ -26,7 +26,9 @@ def copy_curves(repeats: int = 5) -> dict[str, list[float]]:
     curves: dict[str, list[float]] = {"cpu -> cpu:1 (memory copy)": []}
     gpu = cuda.is_available()
     if gpu:
-        curves.update({"cpu -> cuda, pageable": [], "cpu -> cuda, pinned": [], "cuda -> cpu": []})
+        curves.update(
+            {"cpu -> cuda, pageable": [], "cpu -> cuda, pinned": [], "cuda -> cpu, pageable": []}
+        )
     for nbytes in SIZES:
         host = mta.ones(nbytes // 4)
         curves["cpu -> cpu:1 (memory copy)"].append(
@@ -36,7 +38,7 @@ def copy_curves(repeats: int = 5) -> dict[str, list[float]]:
             curves["cpu -> cuda, pageable"].append(_gpu_copy(host.numpy(), repeats))
             curves["cpu -> cuda, pinned"].append(_gpu_copy(_pinned_copy(host.numpy()), repeats))
             dev = host.to("cuda")
-            curves["cuda -> cpu"].append(best_seconds(dev.cpu, repeats))
+            curves["cuda -> cpu, pageable"].append(best_seconds(dev.cpu, repeats))
     return curves
 
 
@@ -61,6 +63,15 @@ def _gpu_copy(array: np.ndarray, repeats: int) -> float:
     return best_seconds(copy, repeats)
 
 
+# Column names of the text table, short enough for the page's width.
+SHORT = {
+    "cpu -> cpu:1 (memory copy)": "host memcpy",
+    "cpu -> cuda, pageable": "H2D pageable",
+    "cpu -> cuda, pinned": "H2D pinned",
+    "cuda -> cpu, pageable": "D2H pageable",
+}
+
+
 def make_transfer(out_dir: Path) -> list[Path]:
     """Copy time and bandwidth vs size; the bandwidths as text."""
     import matplotlib.pyplot as plt
@@ -68,15 +79,15 @@ def make_transfer(out_dir: Path) -> list[Path]:
     curves = copy_curves()
     mib = np.array(SIZES) / 2**20
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.4))
-    header = "size (MiB)  " + "  ".join(f"{name:>28s}" for name in curves) + "   (GB/s)"
-    lines = [machine_line(), "", header]
+    header = "size MiB" + "".join(f"{SHORT.get(name, name):>15s}" for name in curves)
+    legend = [f"  {SHORT.get(name, name)}: {name}" for name in curves]
+    lines = [machine_line(), "GB/s reached per copy; columns:", *legend, "", header]
     for name, seconds in curves.items():
         left.loglog(mib, np.array(seconds) * 1e3, "o-", label=name, ms=3)
         right.semilogx(mib, np.array(SIZES) / np.array(seconds) / 1e9, "o-", label=name, ms=3)
     for k, size in enumerate(mib):
         lines.append(
-            f"{size:10.3f}  "
-            + "  ".join(f"{SIZES[k] / curves[name][k] / 1e9:28.2f}" for name in curves)
+            f"{size:8.3f}" + "".join(f"{SIZES[k] / curves[name][k] / 1e9:15.2f}" for name in curves)
         )
     left.set(xlabel="MiB copied", ylabel="ms per copy", title="time per copy")
     right.set(xlabel="MiB copied", ylabel="GB/s", title="bandwidth reached")
