@@ -94,6 +94,7 @@ __version__ = "0.1.0"
 
 # Subpackages, so that ``mta.nn``, ``mta.optim``, ``mta.cuda`` ... work after one import.
 from . import amp, cuda, data, datasets, models, nn, optim, parallel, utils  # noqa: E402
+from . import memory  # noqa: E402  (memory accounting and caps on every device)
 
 float16 = _np.dtype("float16")
 float32 = _np.dtype("float32")
@@ -112,6 +113,7 @@ __all__ = [
     "save",
     "amp",
     "cuda",
+    "memory",
     "data",
     "datasets",
     "models",

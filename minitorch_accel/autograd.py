@@ -8,11 +8,14 @@ and differentiated again.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
 import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
+
+from .backends.memory_tracker import tracker as _memory
 
 if TYPE_CHECKING:
     from .backends import Device
@@ -27,6 +30,17 @@ class _GradMode(threading.local):
 
 
 _grad_mode = _GradMode()
+
+
+class _LeafJournal(threading.local):
+    """What the outermost backward walk of this thread changes in leaves' ``.grad``, so
+    that an error midway (an out-of-memory) puts every ``.grad`` back as it was."""
+
+    before: dict[int, tuple[Tensor, Tensor | None]] | None = None  # leaf -> .grad before
+    pending: dict[int, tuple[Tensor, Tensor]] | None = None  # added to an old .grad at the end
+
+
+_journal = _LeafJournal()
 
 # Set by tensor.py (Tensor._make) once the Tensor class exists; this avoids an import
 # cycle on the hot path of every op.
@@ -261,6 +275,10 @@ def run_backward(
     captured: dict[int, Tensor] = {}
 
     stolen: set[int] = set()  # arrays now held by a leaf's .grad
+    outermost = wanted is None and _journal.before is None
+    if outermost:
+        _journal.before, _journal.pending = {}, {}
+    before, pending = _journal.before, _journal.pending
 
     def send(t: Tensor, g: Tensor, fresh: bool = False) -> None:
         """Route the gradient ``g`` of ``t``: into a leaf, or on to the node behind ``t``.
@@ -269,6 +287,14 @@ def run_backward(
             _add(captured, id(t), g)
         if t._node is None:
             if wanted is None:
+                assert before is not None and pending is not None
+                old = before.setdefault(id(t), (t, t.grad))[1]
+                if old is not None and t.grad is old and old._node is None and g._node is None:
+                    # Adding in place into a gradient older than this walk waits for its
+                    # end: an error midway then leaves that gradient unchanged.
+                    found = pending.get(id(t))
+                    pending[id(t)] = (t, g if found is None else found[1] + g)
+                    return
                 fresh = fresh and id(g.data) not in stolen
                 if _on_device(g.device, _accumulate_into_leaf, t, g, fresh):
                     stolen.add(id(g.data))
@@ -290,18 +316,32 @@ def run_backward(
                 g = g.to(dtype=t.dtype)
             send(t, g, fresh)
 
-    for root, grad in zip(roots, grad_roots, strict=False):
-        send(root, grad)
-    nodes = [root._node for root in roots if root._node is not None]
-    with set_grad_enabled(create_graph):
-        for fn in _topological_order(nodes):
-            grad_out = grads.pop(id(fn), None)
-            if grad_out is None:
-                continue
-            _on_device(fn.device, run_node, fn, grad_out)  # on the GPU of fn's tensors
-            if not retain_graph:
-                fn.__dict__.clear()  # frees the saved arrays now, not at garbage collection
-                fn.inputs = ()
+    counted = _memory.category("gradients") if _memory.enabled else contextlib.nullcontext()
+    try:
+        with counted:
+            for root, grad in zip(roots, grad_roots, strict=False):
+                send(root, grad)
+            nodes = [root._node for root in roots if root._node is not None]
+            with set_grad_enabled(create_graph):
+                for fn in _topological_order(nodes):
+                    grad_out = grads.pop(id(fn), None)
+                    if grad_out is None:
+                        continue
+                    _on_device(fn.device, run_node, fn, grad_out)  # on fn's GPU
+                    if not retain_graph:
+                        fn.__dict__.clear()  # frees the saved arrays now, not at collection
+                        fn.inputs = ()
+            if outermost and pending:
+                for leaf, g in pending.values():
+                    _on_device(g.device, _accumulate_into_leaf, leaf, g)
+    except BaseException:
+        if outermost and before is not None:
+            for leaf, old in before.values():
+                leaf.grad = old
+        raise
+    finally:
+        if outermost:
+            _journal.before = _journal.pending = None
     if capture is None:
         return None
     return [captured.get(id(t)) for t in capture]

@@ -16,6 +16,7 @@ import numpy as np
 from . import autograd
 from .autograd import Function, is_grad_enabled, run_backward
 from .backends import Device, DeviceLike
+from .backends.memory_tracker import tracker as _memory
 from .convert import HOST, DTypeLike, as_dtype, move_array, to_array
 from .tensor_data import TensorData
 
@@ -57,6 +58,8 @@ class Tensor(TensorData):
             device = data.device if device is None else device
             data = data.detach().to(device, dtype=dtype).data
         dev, array = to_array(data, dtype, device)
+        if _memory.enabled:
+            _memory.record_tensor(array, dev, None)
         self.data = array
         self.device = dev
         self.grad = None

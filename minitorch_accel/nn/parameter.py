@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backends.memory_tracker import tracker as _memory
 from ..convert import HOST
 from ..tensor import Tensor
 
@@ -40,6 +41,8 @@ class Parameter(Tensor):
             raise TypeError(f"Parameter wraps a Tensor, got {type(data).__name__}")
         self.data = data.data
         self.device = data.device
+        if _memory.enabled:
+            _memory.relabel(self.data, self.device, "parameters")
         self.grad = None
         self._node = None
         self.requires_grad = False
