@@ -150,6 +150,7 @@ def fit(
     resume_command: str | None = None,
     metadata: Mapping[str, Any] | None = None,
     amp: bool = False,
+    accumulate: int = 1,
 ) -> History:
     """Train ``model`` for ``epochs`` epochs over ``loader``; return the per-epoch history.
 
@@ -211,6 +212,14 @@ def fit(
     amp : bool, default False
         Mixed precision through :mod:`minitorch_accel.amp` (autocast + GradScaler);
         a ``RuntimeError`` says so when that module is not available.
+    accumulate : int, default 1
+        Gradient accumulation: every batch goes through forward and backward in this
+        many micro-batches (each loss weighted by its share of the batch), then the
+        optimizer steps once. The gradients are those of the whole batch (equal up to
+        rounding; not with batch norm, whose statistics are per micro-batch), while the
+        activations need the memory of one micro-batch: to train with a batch too large
+        for the device, load it whole and set ``accumulate``. See the tutorial "How big
+        a model fits".
 
     Returns
     -------
@@ -243,6 +252,8 @@ def fit(
     """
     if isinstance(epochs, bool) or int(epochs) != epochs or epochs < 0:
         raise ValueError(f"fit: epochs must be an integer >= 0, got {epochs!r}")
+    if isinstance(accumulate, bool) or int(accumulate) != accumulate or accumulate < 1:
+        raise ValueError(f"fit: accumulate must be an integer >= 1, got {accumulate!r}")
     if scheduler_interval not in ("batch", "epoch"):
         raise ValueError(
             f"fit: scheduler_interval must be 'batch' or 'epoch', got {scheduler_interval!r}"
@@ -274,6 +285,7 @@ def fit(
     run = EpochRunner(
         state, loss_fn, int(epochs), progress, scheduler_interval, autocast, listed.wants_batch_logs
     )
+    run.accumulate = int(accumulate)
     save_to = interrupt_checkpoint if interrupt_checkpoint is not None else checkpoint
     listed.on_train_begin({})
     with InterruptGuard() as guard:
