@@ -93,8 +93,7 @@ from .tensor import Tensor
 __version__ = "0.1.0"
 
 # Subpackages, so that ``mta.nn``, ``mta.optim``, ``mta.cuda`` ... work after one import.
-from . import amp, cuda, data, datasets, models, nn, optim, parallel, utils  # noqa: E402
-from . import memory  # noqa: E402  (memory accounting and caps on every device)
+from . import amp, cuda, data, datasets, memory, models, nn, optim, parallel, utils  # noqa: E402
 
 float16 = _np.dtype("float16")
 float32 = _np.dtype("float32")

@@ -27,7 +27,9 @@ def _grads(model: nn.Module, x: mta.Tensor) -> list[np.ndarray]:
     return [np.array(p.grad.array) for p in model.parameters()] + [np.array(x.grad.array)]
 
 
-def _run(model: nn.Module, segments: int | None, batch: int = 6, seed: int = 11) -> list[np.ndarray]:
+def _run(
+    model: nn.Module, segments: int | None, batch: int = 6, seed: int = 11
+) -> list[np.ndarray]:
     """Gradients of a loss through ``model``, plain (None) or in ``segments`` pieces."""
     rng = np.random.default_rng(0)
     x = mta.tensor(rng.standard_normal((batch, 16)), requires_grad=True)

@@ -96,9 +96,7 @@ class MemoryTracker:
             self._update_enabled()
 
     def _update_enabled(self) -> None:
-        self.enabled = self._requested or any(
-            c.limit is not None for c in self._devices.values()
-        )
+        self.enabled = self._requested or any(c.limit is not None for c in self._devices.values())
 
     def set_limit(self, device: Device, nbytes: int | None) -> None:
         """Cap ``device`` at ``nbytes`` counted bytes (None removes the cap)."""
