@@ -179,7 +179,7 @@ def memory_summary(device: DeviceLike | None = None) -> str:
     --------
     >>> import minitorch_accel as mta
     >>> print(mta.memory.memory_summary("cpu:7").splitlines()[1])
-    category               current       at peak
+    category              current       at peak
     """
     dev = _device(device)
     stats = memory_stats(dev)
