@@ -101,6 +101,12 @@ PAGES: tuple[Page, ...] = (
     ),
     Page("cuda", "CUDA helpers", "GPU queries and memory reports.", ("minitorch_accel.cuda",)),
     Page(
+        "memory",
+        "Memory",
+        "Memory accounting by category and a memory cap on every device.",
+        ("minitorch_accel.memory", "minitorch_accel.backends.memory_tracker"),
+    ),
+    Page(
         "nn",
         "Neural-network modules",
         "Module, Parameter and the layers; the functional forms; initialisation.",
@@ -152,8 +158,15 @@ PAGES: tuple[Page, ...] = (
     Page(
         "utils",
         "Utilities",
-        "Gradient checks, timing and the environment report.",
-        ("minitorch_accel.utils", "minitorch_accel.utils.env", "minitorch_accel.utils.timing"),
+        "Gradient checks, timing, the environment report, activation checkpointing and "
+        "memory estimates.",
+        (
+            "minitorch_accel.utils",
+            "minitorch_accel.utils.env",
+            "minitorch_accel.utils.timing",
+            "minitorch_accel.utils.checkpoint",
+            "minitorch_accel.utils.memory_estimate",
+        ),
     ),
 )
 

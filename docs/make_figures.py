@@ -43,6 +43,7 @@ MAKERS: dict[str, tuple[str, str]] = {
     "mnist": ("fig_training", "training curve of examples/mnist_cnn.py (tutorial 4)"),
     "transfer": ("fig_transfer", "copy time vs size between devices (tutorial 5)"),
     "towers": ("fig_towers", "phase breakdown of TowerTrainer steps (tutorial 6)"),
+    "memory": ("fig_memory", "examples/memory_limits.py on a capped cpu:1, estimate table"),
 }
 
 

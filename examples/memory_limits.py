@@ -259,7 +259,8 @@ def run(
             raise SystemExit("not even a batch of 16 fits: raise --limit-mib")
         say("")
         found = remedies(lab, fitting[-1], max_batch)
-        streamed = stream_from_host(lab, fitting[-1], limit) if stream else {}
+        # Half the largest batch: the prefetch holds the next batches on the device too.
+        streamed = stream_from_host(lab, max(fitting[-1] // 2, 1), limit) if stream else {}
         if png:
             plot(rows, limit, png)
     finally:
