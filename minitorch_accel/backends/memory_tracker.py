@@ -19,13 +19,15 @@ With a limit set for a device (:meth:`MemoryTracker.set_limit`), the allocation 
 would pass it raises :class:`~minitorch_accel.backends.cuda_memory.OutOfMemoryError`,
 the GPU's error, before any tensor holds the array: earlier tensors are untouched.
 
-Tracking is off by default; then ``Tensor._make`` pays one attribute test.
+Tracking is off by default (``MINITORCH_ACCEL_TRACK_MEMORY=1`` turns it on at import);
+then ``Tensor._make`` pays one attribute test.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
 import threading
 import weakref
 from collections.abc import Iterator
@@ -259,5 +261,6 @@ def _over_limit(device: Device, nbytes: int, counts: DeviceCounts) -> OutOfMemor
     )
 
 
-#: The tracker of this process.
+#: The tracker of this process (on from the start with ``MINITORCH_ACCEL_TRACK_MEMORY=1``).
 tracker = MemoryTracker()
+tracker.enable(os.environ.get("MINITORCH_ACCEL_TRACK_MEMORY", "0") == "1")
