@@ -199,3 +199,34 @@ def test_out_of_memory_in_a_step_changes_nothing_and_training_goes_on(
     opt.step()
     assert np.isfinite(loss.item())
     assert memory.max_memory_allocated(counting) <= limit or where == "forward"
+
+
+needs_gpu = pytest.mark.skipif(not mta.cuda.is_available(), reason="needs CuPy and a GPU")
+
+
+@needs_gpu
+def test_on_a_gpu_the_counting_agrees_with_cupys_pool() -> None:
+    from minitorch_accel.backends.memory_tracker import tracker
+
+    gpu = mta.Device("cuda:0")
+    with memory.tracking():
+        pool_before = memory.memory_allocated(gpu)
+        counted_before = tracker.counts(gpu).allocated
+        kept = [mta.zeros(1000 + 37 * i, device=gpu) for i in range(5)]
+        mta.cuda.synchronize()
+        pool_delta = memory.memory_allocated(gpu) - pool_before
+        assert tracker.counts(gpu).allocated - counted_before == pool_delta > 0
+        del kept
+
+
+@needs_gpu
+def test_on_a_gpu_the_cap_is_the_pools_limit() -> None:
+    gpu = mta.Device("cuda:0")
+    used = memory.memory_allocated(gpu)
+    memory.set_memory_limit(gpu, used + (1 << 20))
+    try:
+        with pytest.raises(OutOfMemoryError, match=r"CUDA out of memory on cuda:0: .*; limit "):
+            mta.zeros(1 << 20, device=gpu)  # 4 MiB
+    finally:
+        memory.set_memory_limit(gpu, None)
+    assert memory.get_memory_limit(gpu) is None
