@@ -164,8 +164,6 @@ PAGES: tuple[Page, ...] = (
             "minitorch_accel.utils",
             "minitorch_accel.utils.env",
             "minitorch_accel.utils.timing",
-            "minitorch_accel.utils.checkpoint",
-            "minitorch_accel.utils.memory_estimate",
         ),
     ),
 )

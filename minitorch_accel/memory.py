@@ -19,7 +19,8 @@ arrays the graph keeps for backward) and ``other`` (inputs, labels, tensors made
 ``no_grad``). :func:`category` labels a block of your own code.
 
 **A cap.** :func:`set_memory_limit` makes the allocation that would take a device past a
-number of bytes raise :class:`OutOfMemoryError`, the GPU's error with the GPU's message,
+number of bytes raise :class:`~minitorch_accel.cuda.OutOfMemoryError` (also importable
+from here), the GPU's error with the GPU's message,
 so the out-of-memory lesson runs on a laptop on ``cpu:1``. On a GPU it caps CuPy's pool.
 
 Examples
@@ -45,15 +46,14 @@ import contextlib
 from collections.abc import Iterator
 
 from .backends import Device, DeviceLike
-from .backends.cuda_memory import OutOfMemoryError, format_bytes
+from .backends.cuda_memory import OutOfMemoryError as OutOfMemoryError
+from .backends.cuda_memory import format_bytes
 from .backends.memory_tracker import CATEGORIES, tracker
 
 __all__ = [
     "CATEGORIES",
-    "OutOfMemoryError",
     "category",
     "enable_tracking",
-    "format_bytes",
     "get_memory_limit",
     "is_tracking",
     "max_memory_allocated",
@@ -202,7 +202,8 @@ def memory_summary(device: DeviceLike | None = None) -> str:
 def set_memory_limit(device: DeviceLike, nbytes: int | None) -> None:
     """Cap ``device`` at ``nbytes`` bytes in tensors; None removes the cap.
 
-    Past it, the allocation that would cross the cap raises :class:`OutOfMemoryError`
+    Past it, the allocation that would cross the cap raises
+    :class:`~minitorch_accel.cuda.OutOfMemoryError`
     (bytes requested, in use, the limit, what to try); tensors made before stay intact.
     A CPU cap switches counting on; it counts the tensors created from then on. On a GPU
     this sets CuPy's pool limit. PyTorch has no such function for the CPU.
