@@ -234,7 +234,7 @@ def plot(rows: list[dict[str, Any]], limit: int, path: str) -> None:
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
-    print(f"figure: {path}")
+    print(f"figure: {os.path.relpath(path)}")
 
 
 def run(
