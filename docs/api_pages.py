@@ -124,6 +124,12 @@ PAGES: tuple[Page, ...] = (
         ("minitorch_accel.accelerator",),
     ),
     Page(
+        "memory",
+        "Memory",
+        "Memory accounting by category and a memory cap on every device.",
+        ("minitorch_accel.memory", "minitorch_accel.backends.memory_tracker"),
+    ),
+    Page(
         "nn",
         "Neural-network modules",
         "Module, Parameter and the layers; the functional forms; initialisation.",
@@ -186,8 +192,13 @@ PAGES: tuple[Page, ...] = (
     Page(
         "utils",
         "Utilities",
-        "Gradient checks, timing and the environment report.",
-        ("minitorch_accel.utils", "minitorch_accel.utils.env", "minitorch_accel.utils.timing"),
+        "Gradient checks, timing, the environment report, activation checkpointing and "
+        "memory estimates.",
+        (
+            "minitorch_accel.utils",
+            "minitorch_accel.utils.env",
+            "minitorch_accel.utils.timing",
+        ),
     ),
     Page(
         "sim",

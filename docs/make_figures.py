@@ -49,6 +49,7 @@ MAKERS: dict[str, tuple[str, str]] = {
     "roofline": ("fig_examples", "examples/roofline.py: measured roofline (hardware pages)"),
     "threads": ("fig_examples", "examples/thread_scaling.py: 1..N threads (hardware pages)"),
     "scaling": ("fig_scaling", "modelled multi-GPU speed-up from single-GPU phases (tutorial 6)"),
+    "memory": ("fig_memory", "examples/memory_limits.py on a capped cpu:1, estimate table"),
 }
 
 

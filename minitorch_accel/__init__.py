@@ -94,7 +94,20 @@ __version__ = "0.1.0"
 
 # Subpackages, so that ``mta.nn``, ``mta.optim``, ``mta.cuda`` ... work after one import.
 # (transforms: torchvision-like per-sample transforms)
-from . import amp, cuda, data, datasets, linalg, models, nn, optim, parallel, transforms, utils
+from . import (
+    amp,
+    cuda,
+    data,
+    datasets,
+    linalg,
+    memory,
+    models,
+    nn,
+    optim,
+    parallel,
+    transforms,
+    utils,
+)
 
 float16 = _np.dtype("float16")
 float32 = _np.dtype("float32")
@@ -141,6 +154,7 @@ __all__ = [
     "save",
     "amp",
     "cuda",
+    "memory",
     "data",
     "datasets",
     "linalg",

@@ -8,12 +8,15 @@ and differentiated again.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
 import traceback
 import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
+
+from .backends.memory_tracker import tracker as _memory
 
 if TYPE_CHECKING:
     from .backends import Device
@@ -75,6 +78,18 @@ class _AnomalyMode:
 
 
 _anomaly_mode = _AnomalyMode()
+
+
+class _LeafJournal(threading.local):
+    """What the outermost backward walk of this thread changes in leaves' ``.grad``, so
+    that an error midway (an out-of-memory) puts every ``.grad`` back as it was.
+    """
+
+    before: dict[int, tuple[Tensor, Tensor | None]] | None = None  # leaf -> .grad before
+    pending: dict[int, tuple[Tensor, Tensor]] | None = None  # added to an old .grad at the end
+
+
+_journal = _LeafJournal()
 
 # Set by tensor.py (Tensor._make) once the Tensor class exists; this avoids an import
 # cycle on the hot path of every op.
@@ -519,6 +534,10 @@ def run_backward(  # noqa: C901  (the backward walk: split up by the readable-co
     captured: dict[int, Tensor] = {}
 
     stolen: set[int] = set()  # arrays now held by a leaf's .grad
+    outermost = wanted is None and _journal.before is None
+    if outermost:
+        _journal.before, _journal.pending = {}, {}
+    before, pending = _journal.before, _journal.pending
 
     def send(t: Tensor, node: Function | None, g: Tensor, fresh: bool = False) -> None:
         """Route the gradient ``g`` of ``t`` along its edge: to ``node``, the op that made
@@ -533,6 +552,14 @@ def run_backward(  # noqa: C901  (the backward walk: split up by the readable-co
             if t._hooks:
                 found = hooked_leaves.get(id(t))
                 hooked_leaves[id(t)] = (t, g if found is None else found[1] + g)
+                return
+            assert before is not None and pending is not None
+            old = before.setdefault(id(t), (t, t.grad))[1]
+            if old is not None and t.grad is old and old._node is None and g._node is None:
+                # Adding in place into a gradient older than this walk waits for its
+                # end: an error midway (out of memory) then leaves that gradient unchanged.
+                found = pending.get(id(t))
+                pending[id(t)] = (t, g if found is None else found[1] + g)
                 return
             fresh = fresh and id(g.array) not in stolen
             if _on_device(g.device, _accumulate_into_leaf, t, g, fresh):
@@ -557,26 +584,42 @@ def run_backward(  # noqa: C901  (the backward walk: split up by the readable-co
                 g = g.to(dtype=t.dtype)
             send(t, node, g, fresh)
 
-    for root, grad in zip(roots, grad_roots, strict=False):
-        send(root, root._node, grad)
-    nodes = [root._node for root in roots if root._node is not None]
-    with set_grad_enabled(create_graph):
-        for fn in _topological_order(nodes):
-            grad_out = grads.pop(id(fn), None)
-            if grad_out is None:
-                continue
-            if fn.tensor_hooks or fn.retained_output is not None:
-                grad_out = _run_output_hooks(fn, grad_out)
-            _on_device(fn.device, run_node, fn, grad_out)  # on the GPU of fn's tensors
-            if not retain_graph:  # free the saved arrays now, not at garbage collection,
-                edges, needs = fn.input_nodes, fn.needs_input_grad
-                fn.__dict__.clear()
-                fn.inputs = ()  # but keep the graph's shape (next_functions), as PyTorch
-                fn.input_nodes, fn.needs_input_grad = edges, needs
-        for leaf, g in hooked_leaves.values():
-            for hook in leaf._hooks or ():
-                g = _hooked(hook, g)
-            _on_device(g.device, _accumulate_into_leaf, leaf, g, False)
+    counted = _memory.category("gradients") if _memory.enabled else contextlib.nullcontext()
+    try:
+        with counted:
+            for root, grad in zip(roots, grad_roots, strict=False):
+                send(root, root._node, grad)
+            nodes = [root._node for root in roots if root._node is not None]
+            with set_grad_enabled(create_graph):
+                for fn in _topological_order(nodes):
+                    grad_out = grads.pop(id(fn), None)
+                    if grad_out is None:
+                        continue
+                    if fn.tensor_hooks or fn.retained_output is not None:
+                        grad_out = _run_output_hooks(fn, grad_out)
+                    _on_device(fn.device, run_node, fn, grad_out)  # on the GPU of fn's tensors
+                    if not retain_graph:  # free the saved arrays now, not at collection,
+                        edges, needs = fn.input_nodes, fn.needs_input_grad
+                        fn.__dict__.clear()
+                        fn.inputs = ()  # but keep the graph's shape (next_functions)
+                        fn.input_nodes, fn.needs_input_grad = edges, needs
+            for leaf, g in hooked_leaves.values():
+                for hook in leaf._hooks or ():
+                    g = _hooked(hook, g)
+                if before is not None:
+                    before.setdefault(id(leaf), (leaf, leaf.grad))
+                _on_device(g.device, _accumulate_into_leaf, leaf, g, False)
+            if outermost and pending:
+                for leaf, g in pending.values():
+                    _on_device(g.device, _accumulate_into_leaf, leaf, g, False)
+    except BaseException:
+        if outermost and before is not None:
+            for leaf, old in before.values():
+                leaf.grad = old
+        raise
+    finally:
+        if outermost:
+            _journal.before = _journal.pending = None
     if capture is None:
         return None
     found = [captured.get(id(t)) for t in capture]

@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING, Union
 
+from . import memory as _memory
 from .backends import Device, registry
 from .backends.cuda_memory import OutOfMemoryError, format_bytes
 from .backends.cuda_memory import oom_guard as _oom_guard
@@ -47,8 +48,10 @@ __all__ = [
     "memory_allocated",
     "memory_reserved",
     "memory_stats",
+    "memory_summary",
     "oom_guard",
     "reset_peak_memory_stats",
+    "set_per_process_memory_fraction",
     "synchronize",
     "translate_oom",
 ]
@@ -134,17 +137,32 @@ def memory_stats(device: DeviceArg = None) -> dict[str, int]:
     return backend.memory_stats(dev)
 
 
+def _gpu(device: DeviceArg) -> Device:
+    """``device`` as a Device, None meaning the current GPU."""
+    dev = _device(device)
+    return dev if dev is not None else Device(f"cuda:{current_device()}")
+
+
 def memory_allocated(device: DeviceArg = None) -> int:
-    """Bytes in live arrays on ``device`` (0 without a GPU)."""
-    return memory_stats(device)["allocated"]
+    """Bytes in live arrays on ``device`` (0 without a GPU); see
+    :func:`minitorch_accel.memory.memory_allocated`.
+    """
+    _device(device)  # checks the argument, GPU or not
+    if _backend() is None:
+        return 0
+    return _memory.memory_allocated(_gpu(device))
 
 
 def max_memory_allocated(device: DeviceArg = None) -> int:
-    """The most bytes in live arrays since the start or :func:`reset_peak_memory_stats`.
+    """The most bytes in live arrays since the start or :func:`reset_peak_memory_stats`
+    (see :func:`minitorch_accel.memory.max_memory_allocated`).
 
     Exact to within 1 MiB (see :class:`~minitorch_accel.backends.cuda_memory.TrackingAllocator`).
     """
-    return memory_stats(device)["peak"]
+    _device(device)
+    if _backend() is None:
+        return 0
+    return _memory.max_memory_allocated(_gpu(device))
 
 
 def memory_reserved(device: DeviceArg = None) -> int:
@@ -157,11 +175,31 @@ def memory_reserved(device: DeviceArg = None) -> int:
 
 
 def reset_peak_memory_stats(device: DeviceArg = None) -> None:
-    """Restart the peak measurement from the bytes in use now (no-op without a GPU)."""
-    dev = _device(device)
-    backend = _backend()
-    if backend is not None:
-        backend.reset_peak_memory_stats(dev)
+    """Restart the peak measurement from the bytes in use now (no-op without a GPU);
+    see :func:`minitorch_accel.memory.reset_peak_memory_stats`.
+    """
+    _device(device)
+    if _backend() is not None:
+        _memory.reset_peak_memory_stats(_gpu(device))
+
+
+def memory_summary(device: DeviceArg = None) -> str:
+    """The table of :func:`minitorch_accel.memory.memory_summary` for a GPU ("no GPU"
+    without one).
+    """
+    _device(device)
+    if _backend() is None:
+        return "no GPU"
+    return _memory.memory_summary(_gpu(device))
+
+
+def set_per_process_memory_fraction(fraction: float, device: DeviceArg = None) -> None:
+    """Cap CuPy's pool on ``device`` at ``fraction`` of the GPU's memory, as
+    ``torch.cuda.set_per_process_memory_fraction``; raises the backend's
+    ``RuntimeError`` without a GPU.
+    """
+    _require()
+    _memory.set_per_process_memory_fraction(fraction, _gpu(device))
 
 
 def empty_cache() -> None:

@@ -16,6 +16,7 @@ import numpy as np
 from . import autograd
 from .autograd import Function, is_grad_enabled, run_backward
 from .backends import Device, DeviceLike
+from .backends.memory_tracker import tracker as _memory
 from .convert import HOST, DTypeLike, as_dtype, move_array, to_array
 from .tensor_data import TensorData
 from .tensor_methods import TensorMethods
@@ -59,6 +60,8 @@ class Tensor(TensorData, TensorMethods):
             device = source.device if device is None else device
             data = source.detach().to(device, dtype=dtype).array
         dev, array = to_array(data, dtype, device)
+        if _memory.enabled:
+            _memory.record_tensor(array, dev, None)
         self.array = array
         self.device = dev
         self.grad = None

@@ -16,6 +16,7 @@ import numpy as np
 from . import autograd
 from .autograd import Function, is_grad_enabled
 from .backends import Device
+from .backends.memory_tracker import tracker as _memory
 from .convert import HOST
 from .size import Size
 
@@ -59,6 +60,8 @@ class TensorData:
         cls: type[_T], data: Any, device: Device, requires_grad: bool, node: Function | None
     ) -> _T:
         """Wrap a backend array without any checks (the hot path of every op)."""
+        if _memory.enabled:  # count its bytes (and those ``node`` saved); may raise OOM
+            _memory.record_tensor(data, device, node)
         t = object.__new__(cls)
         t.array = data
         t.device = device

@@ -193,8 +193,51 @@ class Backend:
         raise NotImplementedError
 
     def memory_stats(self, device: Device) -> dict[str, int]:
-        """Memory figures for ``device`` (bytes): ``allocated`` and ``held`` at least."""
-        return {"allocated": 0, "held": 0, "peak": 0}
+        """Memory figures for ``device`` (bytes): ``allocated`` and ``held`` at least.
+
+        Here the counts of :mod:`~minitorch_accel.backends.memory_tracker` (bytes of the
+        arrays behind tensors created while tracking is on); ``total`` is the limit set
+        with :meth:`set_memory_limit` or else the machine's memory.
+        """
+        from .memory_tracker import tracker
+
+        counts = tracker.counts(device)
+        total = counts.limit if counts.limit is not None else self.total_memory(device)
+        return {
+            "allocated": counts.allocated,
+            "held": counts.allocated,
+            "peak": counts.peak,
+            "free": max(total - counts.allocated, 0),
+            "total": total,
+        }
+
+    def reset_peak_memory_stats(self, device: Device) -> None:
+        """Restart the peak measurement of ``device`` from the bytes in use now."""
+        from .memory_tracker import tracker
+
+        tracker.reset_peak(device)
+
+    def total_memory(self, device: Device) -> int:
+        """Bytes of memory of ``device`` (here the machine's physical memory)."""
+        import os
+
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+
+    def set_memory_limit(self, device: Device, nbytes: int | None) -> None:
+        """Make allocations that would take ``device`` past ``nbytes`` raise
+        :class:`~minitorch_accel.backends.cuda_memory.OutOfMemoryError` (None: no limit).
+
+        Here the memory tracker counts and enforces it (and is switched on for it).
+        """
+        from .memory_tracker import tracker
+
+        tracker.set_limit(device, nbytes)
+
+    def memory_limit(self, device: Device) -> int | None:
+        """The limit set with :meth:`set_memory_limit`, or None."""
+        from .memory_tracker import tracker
+
+        return tracker.counts(device).limit
 
     def kernel(self, name: str) -> Any:
         """A backend fast path called ``name``, or None when the generic ``xp`` code is used."""

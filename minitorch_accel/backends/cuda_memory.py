@@ -31,10 +31,12 @@ def format_bytes(n: int | None) -> str:
 
 
 class OutOfMemoryError(RuntimeError, MemoryError):
-    """A GPU ran out of memory. Says how much was asked for and how much was free.
+    """A device ran out of memory. Says how much was asked for and how much was free.
 
-    A subclass of both ``RuntimeError`` (as PyTorch's) and ``MemoryError`` (as CuPy's),
-    so either ``except`` clause catches it.
+    Raised by a GPU, and by any device (``cpu``, ``cpu:1``...) capped with
+    :func:`minitorch_accel.memory.set_memory_limit`, with the same message. A subclass
+    of both ``RuntimeError`` (as PyTorch's) and ``MemoryError`` (as CuPy's), so either
+    ``except`` clause catches it.
 
     Attributes
     ----------
@@ -43,6 +45,8 @@ class OutOfMemoryError(RuntimeError, MemoryError):
     requested, free, total, allocated, held : int or None
         Bytes: asked for; free on the device and its capacity; in live arrays and held
         by the memory pool of this process. None where unknown.
+    limit : int or None
+        The cap set on the device (then ``total`` is the cap), or None.
     """
 
     def __init__(
@@ -53,22 +57,39 @@ class OutOfMemoryError(RuntimeError, MemoryError):
         total: int | None = None,
         allocated: int | None = None,
         held: int | None = None,
+        limit: int | None = None,
     ) -> None:
         self.device, self.requested, self.free, self.total = device, requested, free, total
-        self.allocated, self.held = allocated, held
+        self.allocated, self.held, self.limit = allocated, held, limit
+        what = "CUDA out of memory" if device.startswith("cuda") else "Out of memory"
+        capped = (
+            ""
+            if limit is None
+            else f"; limit {format_bytes(limit)} set by minitorch_accel.memory.set_memory_limit"
+        )
         super().__init__(
-            f"CUDA out of memory on {device}: tried to allocate {format_bytes(requested)}; "
+            f"{what} on {device}: tried to allocate {format_bytes(requested)}; "
             f"{format_bytes(free)} free of {format_bytes(total)} total "
             f"(this process: {format_bytes(allocated)} in arrays, {format_bytes(held)} held "
-            "by the memory pool). Release cached blocks with "
+            f"by the memory pool{capped}). Release cached blocks with "
             "minitorch_accel.cuda.empty_cache(), free tensors you no longer need, or use "
-            "a smaller batch"
+            "a smaller batch, gradient accumulation (fit(..., accumulate=k)), activation "
+            "checkpointing (minitorch_accel.utils.checkpoint) or mixed precision "
+            "(minitorch_accel.amp)"
         )
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         return (
             type(self),
-            (self.device, self.requested, self.free, self.total, self.allocated, self.held),
+            (
+                self.device,
+                self.requested,
+                self.free,
+                self.total,
+                self.allocated,
+                self.held,
+                self.limit,
+            ),
         )
 
 
@@ -105,7 +126,7 @@ def translate_oom(exc: BaseException, device: int | None = None) -> OutOfMemoryE
     if isinstance(exc, OutOfMemoryError):
         return exc
     requested = getattr(exc, "_size", None)
-    free = total = allocated = held = None
+    free = total = allocated = held = limit = None
     index = device
     cupy = sys.modules.get("cupy")
     if cupy is not None:
@@ -116,10 +137,11 @@ def translate_oom(exc: BaseException, device: int | None = None) -> OutOfMemoryE
                 free, total = (int(v) for v in cupy.cuda.runtime.memGetInfo())
                 pool = cupy.get_default_memory_pool()
                 allocated, held = int(pool.used_bytes()), int(pool.total_bytes())
+                limit = int(pool.get_limit()) or None  # 0: no limit
         except Exception:  # the report must not fail while reporting a failure
             pass
     name = "cuda" if index is None else f"cuda:{index}"
-    return OutOfMemoryError(name, requested, free, total, allocated, held)
+    return OutOfMemoryError(name, requested, free, total, allocated, held, limit)
 
 
 @contextlib.contextmanager

@@ -312,6 +312,24 @@ class CupyBackend(Backend):
             used = int(self.xp.get_default_memory_pool().used_bytes())
         self.allocator.reset_peak(index, used)
 
+    def total_memory(self, device: Device) -> int:
+        """Bytes of memory of GPU ``device``, as the driver reports them."""
+        return self.memory_stats(device)["total"]
+
+    def set_memory_limit(self, device: Device, nbytes: int | None) -> None:
+        """Cap CuPy's memory pool on GPU ``device`` at ``nbytes`` (None: no cap); past
+        it an allocation raises :class:`OutOfMemoryError` naming the limit.
+        """
+        if nbytes is not None and (isinstance(nbytes, bool) or int(nbytes) != nbytes or nbytes < 0):
+            raise ValueError(f"a memory limit is a number of bytes >= 0 or None, got {nbytes!r}")
+        with self.xp.cuda.Device(self._current(device)):
+            self.xp.get_default_memory_pool().set_limit(size=0 if nbytes is None else int(nbytes))
+
+    def memory_limit(self, device: Device) -> int | None:
+        """The cap of CuPy's pool on GPU ``device``, or None."""
+        with self.xp.cuda.Device(self._current(device)):
+            return int(self.xp.get_default_memory_pool().get_limit()) or None
+
     def empty_cache(self, device: Device | None = None) -> None:
         """Give the memory pool's cached blocks back to the driver (every GPU by
         default), and the pinned host blocks whose copies have finished.

@@ -14,8 +14,10 @@ import numpy as np
 
 from ..autograd import no_grad
 from ..backends import Device, DeviceLike
+from ..backends.memory_tracker import tracker as _memory
 from ..convert import DTypeLike, as_dtype
 from ..tensor import Tensor
+from .parameter import Parameter
 
 
 class IncompatibleKeys(NamedTuple):
@@ -149,5 +151,7 @@ def move_in_place(
     cast = dtype if dtype is not None and t.dtype.kind == "f" else None
     moved = t.detach().to(device, dtype=cast, non_blocking=non_blocking)
     t.array, t.device = moved.array, moved.device
+    if _memory.enabled and isinstance(t, Parameter):
+        _memory.relabel(t.array, t.device, "parameters")
     if t.grad is not None:
         t.grad = t.grad.detach().to(device, dtype=cast, non_blocking=non_blocking)

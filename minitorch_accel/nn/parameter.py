@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd import version_counter
+from ..backends.memory_tracker import tracker as _memory
 from ..convert import HOST
 from ..tensor import Tensor
 
@@ -43,6 +44,8 @@ class Parameter(Tensor):
         self.device = data.device
         self._version_counter = version_counter(data)  # the same storage
         self._hooks = None
+        if _memory.enabled:
+            _memory.relabel(self.array, self.device, "parameters")
         self.grad = None
         self._node = None
         self.requires_grad = False

@@ -14,6 +14,7 @@ tensor may be shared by several parameters.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -21,6 +22,7 @@ import numpy as np
 
 from ..autograd import bump_version, enable_grad
 from ..backends import Device
+from ..backends.memory_tracker import tracker as _memory
 from ..tensor import Tensor
 
 ParamsLike = Iterable[Tensor] | Iterable[dict[str, Any]]
@@ -70,6 +72,11 @@ class Optimizer:
 
     #: State entries that hold one value per element of the parameter (same shape).
     per_element_state: tuple[str, ...] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "step" in vars(cls):  # what a step allocates counts as "optimizer state"
+            cls.step = _counted_as_optimizer_state(vars(cls)["step"])  # type: ignore[method-assign]
 
     def __init__(self, params: ParamsLike, defaults: dict[str, Any]) -> None:
         self.defaults = dict(defaults)
@@ -190,7 +197,7 @@ class Optimizer:
     def _run_closure(self, closure: Callable[[], Any] | None) -> Any:
         if closure is None:
             return None
-        with enable_grad():
+        with enable_grad(), _memory.category(None):  # the closure's forward is no state
             return closure()
 
     # ------------------------------------------------------------------ checkpoints
@@ -345,6 +352,21 @@ def _subclass_names(cls: type) -> list[str]:
     for sub in cls.__subclasses__():
         names += [sub.__name__, *_subclass_names(sub)]
     return names
+
+
+def _counted_as_optimizer_state(step: Callable[..., Any]) -> Callable[..., Any]:
+    """``step``, with what it allocates counted as optimizer state by
+    :mod:`minitorch_accel.memory` while memory tracking is on.
+    """
+
+    @functools.wraps(step)
+    def counted_step(self: Optimizer, *args: Any, **kwargs: Any) -> Any:
+        if not _memory.enabled:
+            return step(self, *args, **kwargs)
+        with _memory.category("optimizer state"):
+            return step(self, *args, **kwargs)
+
+    return counted_step
 
 
 def grad_array(p: Tensor) -> Any:

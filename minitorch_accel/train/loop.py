@@ -230,6 +230,7 @@ def fit(  # noqa: C901  (the options of a training run; they fold into a config 
     metadata: Mapping[str, Any] | None = None,
     amp: bool = False,
     on_nonfinite: str = "stop",
+    accumulate: int = 1,
 ) -> History:
     """Train ``model`` for ``epochs`` epochs over ``loader``; return the per-epoch history.
 
@@ -301,6 +302,14 @@ def fit(  # noqa: C901  (the options of a training run; they fold into a config 
         keeps the last finite state. ``"warn"`` warns once and goes on; ``"ignore"``
         goes on silently and skips the check (which reads the loss every step: one
         device synchronization per step on a GPU).
+    accumulate : int, default 1
+        Gradient accumulation: every batch goes through forward and backward in this
+        many micro-batches (each loss weighted by its share of the batch), then the
+        optimizer steps once. The gradients are those of the whole batch (equal up to
+        rounding; not with batch norm, whose statistics are per micro-batch), while the
+        activations need the memory of one micro-batch: to train with a batch too large
+        for the device, load it whole and set ``accumulate``. See the tutorial "How big
+        a model fits".
 
     Returns
     -------
@@ -340,6 +349,8 @@ def fit(  # noqa: C901  (the options of a training run; they fold into a config 
     """
     if isinstance(epochs, bool) or int(epochs) != epochs or epochs < 0:
         raise ValueError(f"fit: epochs must be an integer >= 0, got {epochs!r}")
+    if isinstance(accumulate, bool) or int(accumulate) != accumulate or accumulate < 1:
+        raise ValueError(f"fit: accumulate must be an integer >= 1, got {accumulate!r}")
     if scheduler_interval not in ("batch", "epoch"):
         raise ValueError(
             f"fit: scheduler_interval must be 'batch' or 'epoch', got {scheduler_interval!r}"
@@ -383,6 +394,7 @@ def fit(  # noqa: C901  (the options of a training run; they fold into a config 
         listed.wants_batch_logs,
         on_nonfinite,
     )
+    run.accumulate = int(accumulate)
     save_to = interrupt_checkpoint if interrupt_checkpoint is not None else checkpoint
     saved: Path | None = None  # the last checkpoint written, all finite
     listed.on_train_begin({})

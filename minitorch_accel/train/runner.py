@@ -14,6 +14,7 @@ from tqdm.auto import tqdm
 
 from ..autograd import no_grad
 from ..backends import Device
+from ..ops.shape import cat
 from ..optim.lr_scheduler import ReduceLROnPlateau
 from ..tensor import Tensor
 from .checkpoint import TrainingState
@@ -82,21 +83,47 @@ class EpochRunner:
         self.progress, self.scheduler_interval = progress, scheduler_interval
         self.autocast, self.wants_batch_logs = autocast, wants_batch_logs
         self.consistent = True  # False while the model/optimizer are half-updated
+        self.accumulate = 1  # micro-batches per batch (gradient accumulation)
+
+    def forward_backward(self, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
+        """Forward and backward of a batch; returns the loss and the output.
+
+        With ``accumulate = k > 1`` (gradient accumulation) the batch goes through in
+        ``k`` micro-batches, each loss weighted by its share of the batch: the summed
+        gradients are those of the whole batch, while activations take the memory of
+        one micro-batch.
+        """
+        st = self.state
+        n = int(y.shape[0])
+        k = max(1, min(self.accumulate, n))
+        bounds = [n * i // k for i in range(k + 1)]
+        losses, outputs = [], []
+        for start, stop in zip(bounds, bounds[1:], strict=False):
+            xs, ys = (x, y) if k == 1 else (x[start:stop], y[start:stop])
+            with self.autocast():
+                output = st.model(xs)
+                loss = self.loss_fn(output, ys)
+            if self.on_nonfinite != "ignore":
+                self.check_finite(float(loss.item()))  # one device sync per micro-batch
+            if k > 1:
+                loss = loss * ((stop - start) / n)
+            if st.scaler is not None:
+                st.scaler.scale(loss).backward()
+            else:
+                loss.backward()
+            losses.append(loss)
+            outputs.append(output)
+        if k == 1:
+            return losses[0], outputs[0]
+        with no_grad():
+            return sum(losses[1:], losses[0].detach()), cat([o.detach() for o in outputs])
 
     def step(self, x: Tensor, y: Tensor) -> Tensor:
         """One optimization step on a batch; returns the (detached) loss."""
         st = self.state
         st.optimizer.zero_grad()
-        with self.autocast():
-            output = st.model(x)
-            loss = self.loss_fn(output, y)
-        if self.on_nonfinite != "ignore":
-            self.check_finite(float(loss.item()))  # one device sync per step
-        if st.scaler is not None:
-            st.scaler.scale(loss).backward()
-        else:
-            loss.backward()
         self.consistent = False
+        loss, output = self.forward_backward(x, y)
         if st.scaler is not None:
             st.scaler.step(st.optimizer)
             st.scaler.update()
