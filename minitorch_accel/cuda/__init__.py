@@ -24,17 +24,23 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING, Union
 
-from .backends import Device, registry
-from .backends.cuda_memory import OutOfMemoryError, format_bytes
-from .backends.cuda_memory import oom_guard as _oom_guard
-from .backends.cuda_memory import translate_oom as _translate_oom
+from ..backends import Device, registry
+from ..backends.cuda_memory import OutOfMemoryError, format_bytes
+from ..backends.cuda_memory import oom_guard as _oom_guard
+from ..backends.cuda_memory import translate_oom as _translate_oom
+from . import graphs
+from .graphs import CUDAGraph, capture_step, graph
 
 if TYPE_CHECKING:
-    from .backends.cupy_backend import CupyBackend
+    from ..backends.cupy_backend import CupyBackend
 
 DeviceArg = Union[int, str, Device, None]  # noqa: UP007  (a runtime alias)
 
 __all__ = [
+    "CUDAGraph",
+    "capture_step",
+    "graph",
+    "graphs",
     "OutOfMemoryError",
     "current_device",
     "device_count",
