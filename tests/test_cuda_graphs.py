@@ -233,12 +233,18 @@ def test_on_the_cpu_the_step_runs_eagerly_and_says_so_once_at_debug_level(
     import minitorch_accel.cuda.graphs as graphs_module
 
     graphs_module._said_eager.discard("cpu")
-    calls = []
+    calls: list[Any] = []
+
+    def step(x: Any) -> Any:
+        calls.append(x.shape)
+        return x * 2
+
     with caplog.at_level(logging.DEBUG, logger="minitorch_accel.cuda.graphs"):
         for _ in range(3):
-            run = capture_step(lambda x: calls.append(x.shape) or x * 2, mta.ones(2))
+            run = capture_step(step, mta.ones(2))
     assert not run.captured and calls == []  # no warm-up on the CPU
     np.testing.assert_array_equal(run(mta.ones(2)).numpy(), [2.0, 2.0])
+    assert calls == [(2,)]
     assert len([r for r in caplog.records if "eagerly" in r.getMessage()]) == 1
     assert all(r.levelno == logging.DEBUG for r in caplog.records)
 

@@ -6,6 +6,7 @@ registered too and built lazily, on first use.
 
 from __future__ import annotations
 
+from . import cuda
 from .base import Backend, CaptureError, Transfer, TransferStats, transfer_stats
 from .device import Device, DeviceLike
 from .registry import available, get, register, registered, unregister
@@ -34,6 +35,7 @@ __all__ = [
     "Transfer",
     "TransferStats",
     "available",
+    "cuda",
     "get",
     "register",
     "registered",

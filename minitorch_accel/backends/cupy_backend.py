@@ -351,7 +351,7 @@ class CupyBackend(Backend):
     supports_capture = True
 
     def _refuse(self, device: Device | None, what: str) -> None:
-        if self._graphs.is_capturing(self._current(device)):
+        if self._graphs.active and self._graphs.is_capturing(self._current(device)):
             raise CaptureError(f"{what} is not allowed while a CUDA graph is being captured")
 
     def capture_status(self, device: Device) -> bool:

@@ -33,6 +33,11 @@ class CupyGraphs:
         self.cp = cupy
         self._capturing: dict[int, Any] = {}
 
+    @property
+    def active(self) -> bool:
+        """True while any capture runs (checked first: it costs no CUDA call)."""
+        return bool(self._capturing)
+
     def is_capturing(self, index: int) -> bool:
         """True while a capture runs on GPU ``index``."""
         return index in self._capturing

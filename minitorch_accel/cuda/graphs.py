@@ -52,6 +52,7 @@ __all__ = ["CUDAGraph", "CaptureError", "CapturedStep", "capture_step", "graph"]
 
 _log = logging.getLogger(__name__)
 _said_eager: set[str] = set()
+_NOTHING = contextlib.nullcontext()
 
 
 class CUDAGraph:
@@ -185,20 +186,26 @@ class _DeviceScalars:
         return self.device.backend.asarray(np.asarray(value, dtype), self.device)
 
     @contextlib.contextmanager
-    def in_groups(self) -> Iterator[None]:
-        """Inside: the groups hold the device scalars, and host step counts are kept."""
+    def in_groups(self, capture: bool) -> Iterator[None]:
+        """Inside: the groups hold the device scalars. For an eager step they hold this
+        step's plain values; for the capture the host's step counts are restored after
+        (the graph's replays advance them).
+        """
         saved = [{k: group[k] for k in arrays} for _, group, arrays in self.groups]
         steps = [self._steps(opt, group) for opt, group, _ in self.groups]
         self._captured_at = [self._step(opt, group) + 1 for opt, group, _ in self.groups]
         for _, group, arrays in self.groups:
+            for key, array in arrays.items():
+                array.fill(group[key])
             group.update(arrays)
         try:
             yield
         finally:
             for (_, group, _), values, counts in zip(self.groups, saved, steps, strict=True):
                 group.update(values)
-                for state, count in counts:
-                    state["step"] = count
+                if capture:
+                    for state, count in counts:
+                        state["step"] = count
 
     @staticmethod
     def _steps(opt: Any, group: dict[str, Any]) -> list[tuple[dict[str, Any], int]]:
@@ -286,11 +293,14 @@ class CapturedStep:
         self.static_inputs = [
             b.to(self.device).detach().clone() if _is_tensor(b) else b for b in batch
         ]
-        for _ in range(warmup):  # compiles kernels, fills optimizer state and the memory pool
-            self.step_fn(*self.static_inputs)
         self._scalars = _DeviceScalars(optimizers, self.device)
+        # the warm-up compiles kernels (the last step those that read device scalars),
+        # makes the optimizer state and fills the memory pool
+        for i in range(warmup):
+            with self._scalars.in_groups(capture=False) if i == warmup - 1 else _NOTHING:
+                self.step_fn(*self.static_inputs)
         g = CUDAGraph()
-        with self._scalars.in_groups(), graph(g, self.device):
+        with self._scalars.in_groups(capture=True), graph(g, self.device):
             outputs = self.step_fn(*self.static_inputs)
         for item in _as_args(outputs):
             if _is_tensor(item) and item.device != self.device:

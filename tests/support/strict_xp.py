@@ -241,7 +241,8 @@ class StrictArray:
     def copy(self, order: str = "C") -> StrictArray:
         """A copy on the *current* device, from any device (CuPy copies peer to peer)."""
         source = self._a
-        return StrictArray(_run(lambda: source.copy(order=order), None, "copy"))  # type: ignore[call-overload]
+        copy = source.copy
+        return StrictArray(_run(lambda: copy(order=order), None, "copy"))  # type: ignore[arg-type]
 
     # ---------------------------------------------------------------- host transfers
     def get(
