@@ -48,7 +48,7 @@ import numpy as np
 
 from ..backends import CaptureError, Device
 
-__all__ = ["CUDAGraph", "CaptureError", "CapturedStep", "capture_step", "graph"]
+__all__ = ["CUDAGraph", "CapturedStep", "capture_step", "graph"]
 
 _log = logging.getLogger(__name__)
 _said_eager: set[str] = set()
