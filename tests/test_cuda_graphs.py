@@ -4,7 +4,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import types
 from collections.abc import Iterator
 from typing import Any
 
@@ -306,3 +308,105 @@ def test_gpu_memory_does_not_grow_over_1000_replays() -> None:
         run(x, y)
     mta.cuda.synchronize()
     assert mta.cuda.memory_allocated() == before
+
+
+# ---------------------------------------------------------------- the CuPy capture glue
+class FakeStream:
+    """A CuPy stream: records being entered, capturing and launching."""
+
+    def __init__(self, log: list[str], name: str, end_error: Exception | None = None) -> None:
+        self.log, self.name, self.end_error = log, name, end_error
+
+    def __enter__(self) -> FakeStream:
+        self.log.append(f"enter {self.name}")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.log.append(f"exit {self.name}")
+
+    def synchronize(self) -> None:
+        self.log.append(f"synchronize {self.name}")
+
+    def begin_capture(self) -> None:
+        self.log.append(f"begin_capture {self.name}")
+
+    def end_capture(self) -> Any:
+        self.log.append(f"end_capture {self.name}")
+        if self.end_error is not None:
+            raise self.end_error
+        log, name = self.log, self.name
+        return types.SimpleNamespace(
+            launch=lambda stream: log.append(f"launch {name} on {stream.name}")
+        )
+
+
+def _fake_cupy(log: list[str], end_error: Exception | None = None) -> Any:
+    made: list[FakeStream] = []
+    current = FakeStream(log, "current")
+
+    def stream(non_blocking: bool = False) -> FakeStream:
+        made.append(FakeStream(log, f"s{len(made) + 1}", end_error))
+        return made[-1]
+
+    return types.SimpleNamespace(
+        cuda=types.SimpleNamespace(
+            Device=lambda index: contextlib.nullcontext(),
+            Stream=stream,
+            get_current_stream=lambda: current,
+        )
+    )
+
+
+def test_cupy_capture_uses_a_fresh_stream_per_graph_and_launches_on_the_current() -> None:
+    import minitorch_accel.backends.cupy_graphs as cg
+
+    log: list[str] = []
+    graphs = cg.CupyGraphs(_fake_cupy(log))
+    graphs.begin(0)
+    assert graphs.active and graphs.is_capturing(0) and not graphs.is_capturing(1)
+    with pytest.raises(CaptureError, match="already running on cuda:0"):
+        graphs.begin(0)
+    first = graphs.end(0)
+    graphs.begin(0)
+    second = graphs.end(0)
+    assert not graphs.active
+    assert first.stream is not second.stream  # each graph its own memory arena
+    graphs.replay(first, 0)
+    assert log == [
+        "synchronize current", "enter s1", "begin_capture s1", "end_capture s1", "exit s1",
+        "synchronize current", "enter s2", "begin_capture s2", "end_capture s2", "exit s2",
+        "launch s1 on current",
+    ]  # fmt: skip
+    with pytest.raises(CaptureError, match="no capture is running on cuda:0"):
+        graphs.end(0)
+
+
+def test_cupy_abort_ends_an_invalidated_capture_and_leaves_the_stream() -> None:
+    import minitorch_accel.backends.cupy_graphs as cg
+
+    log: list[str] = []
+    error = RuntimeError(
+        "cudaErrorStreamCaptureInvalidated: operation failed due to a previous error"
+    )
+    graphs = cg.CupyGraphs(_fake_cupy(log, end_error=error))
+    graphs.begin(0)
+    graphs.abort(0)
+    graphs.abort(0)  # nothing left to abort: no error
+    assert log == [
+        "synchronize current", "enter s1", "begin_capture s1", "end_capture s1", "exit s1"
+    ]  # fmt: skip
+    assert not graphs.active
+
+
+def test_cuda_capture_errors_become_capture_errors() -> None:
+    from minitorch_accel.backends.cupy_graphs import capture_error
+
+    refused = RuntimeError(
+        "cudaErrorStreamCaptureUnsupported: operation not permitted when stream is capturing"
+    )
+    translated = capture_error(refused)
+    assert isinstance(translated, CaptureError)
+    assert "host sync" in str(translated) and "cudaErrorStreamCaptureUnsupported" in str(translated)
+    assert capture_error(ValueError("shapes (2,) and (3,) do not match")) is None
+    ours = CaptureError("already one")
+    assert capture_error(ours) is ours
