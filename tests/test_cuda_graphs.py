@@ -214,6 +214,22 @@ def test_a_shape_change_is_refused_naming_both_shapes() -> None:
         run(mta.ones(2, device="strict", dtype="float64"))
 
 
+def test_a_parameter_replaced_after_capture_is_refused() -> None:
+    w = mta.tensor([1.0, 2.0], device="strict", requires_grad=True)
+    opt = optim.SGD([w], lr=0.1)
+
+    def step(x: Any) -> Any:
+        opt.zero_grad()
+        (w * x).sum().backward()
+        opt.step()
+
+    run = capture_step(step, mta.ones(2, device="strict"), optimizers=opt, warmup=1)
+    run(mta.ones(2, device="strict"))
+    w.data = mta.zeros(2, device="strict")  # new memory the graph does not know
+    with pytest.raises(CaptureError, match=r"new allocation after capture.*shape \(2,\)"):
+        run(mta.ones(2, device="strict"))
+
+
 def test_a_cpu_batch_is_copied_into_the_static_inputs() -> None:
     run = _capture(lambda loss: None)
     assert run(mta.tensor([3.0, 4.0])).item() == 11.0  # the batch came from the host
@@ -285,6 +301,27 @@ def test_gpu_capture_refused_cleanly(body: Any) -> None:
         capture_step(step, mta.ones(2, device="cuda"), warmup=1)
     assert not mta.Device("cuda").backend.capture_status(mta.Device("cuda"))
     assert (w * 2).sum().item() == 6.0  # the device still works after the refusal
+
+
+@pytest.mark.gpu
+def test_gpu_shape_change_and_replaced_parameter_refused() -> None:
+    w = mta.tensor([1.0, 2.0], device="cuda", requires_grad=True)
+    opt = optim.SGD([w], lr=0.1)
+
+    def step(x: Any) -> Any:
+        opt.zero_grad()
+        loss = (w * x).sum()
+        loss.backward()
+        opt.step()
+        return loss.detach()
+
+    run = capture_step(step, mta.ones(2, device="cuda"), optimizers=opt, warmup=1)
+    assert run.captured
+    with pytest.raises(CaptureError, match="shape change"):
+        run(mta.ones(3, device="cuda"))
+    w.data = mta.zeros(2, device="cuda")
+    with pytest.raises(CaptureError, match="new allocation after capture"):
+        run(mta.ones(2, device="cuda"))
 
 
 @pytest.mark.gpu

@@ -309,12 +309,16 @@ class CapturedStep:
                     f"must stay on {self.device}"
                 )
         self.outputs, self._graph, self.captured = outputs, g, True
+        self._memory = [
+            (p, p.array) for _, group, _ in self._scalars.groups for p in group["params"]
+        ]
 
     def __call__(self, *batch: Any) -> Any:
         """Run the step on ``batch``: fill the static inputs and replay (or run eagerly)."""
         if not self.captured:
             return self.step_fn(*batch)
         self._fill(batch)
+        self._check_memory()
         self._scalars.before_replay()
         self._graph.replay()
         self._scalars.after_replay()
@@ -343,6 +347,19 @@ class CapturedStep:
             source = new if new.device == self.device else new.to(self.device)
             with self.device.guard():
                 static.array[...] = source.array
+
+    def _check_memory(self) -> None:
+        """Refuse to replay when a parameter's array was replaced since the capture: the
+        graph would go on updating the old one.
+        """
+        for p, array in self._memory:
+            if p.array is not array:
+                raise CaptureError(
+                    f"a new allocation after capture: a parameter of shape {tuple(p.shape)} "
+                    "now lives in other memory than the captured graph updates (assigning "
+                    ".data or .array, load_state_dict or .to() replaced it); capture the step "
+                    "again"
+                )
 
     def reset(self) -> None:
         """Drop the graph and its memory; later calls run eagerly."""
