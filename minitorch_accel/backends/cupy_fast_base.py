@@ -46,6 +46,10 @@ class FastPathBase:
         """
         return array.device if self.switch_devices else _NO_SWITCH
 
+    def _capturing(self) -> bool:
+        """True while the current stream captures a CUDA graph."""
+        return bool(self.cp.cuda.get_current_stream().is_capturing())
+
     def _reduction(self, spec: K.ReductionSpec) -> Any:
         kernel = self._reductions.get(spec.name)
         if kernel is None:

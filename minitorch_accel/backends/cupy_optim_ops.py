@@ -203,9 +203,6 @@ class OptimizerFastPaths(FastPathBase):
             return False
         return not self._capturing()
 
-    def _capturing(self) -> bool:
-        return bool(self.cp.cuda.get_current_stream().is_capturing())
-
     def _plan(self, kind: str) -> list[tuple[str, bool, bool]]:
         """``(name, is a pointer table, is of type T)`` for each kernel parameter."""
         plan = self._plans.get(kind)
