@@ -9,6 +9,8 @@ one call from the host. The rules follow from "the same kernels on the same memo
 * no host syncs inside the step (``.item()``, ``.numpy()``, ``print(tensor)``,
   ``synchronize()``) and no copies from host memory (a CPU tensor or NumPy array);
 * outputs (the loss) live in static arrays, overwritten by the next call;
+* checks that read a verdict back later (the cross-entropy's label range) run only in
+  the eager warm-up;
 * per-step scalars live on the device: the learning rate of each optimizer passed in
   ``optimizers`` is written to a device scalar before each replay, so schedulers work.
 
