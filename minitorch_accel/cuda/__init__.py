@@ -9,6 +9,10 @@ which says whether CuPy, the driver or the device is missing.
 ``device`` arguments accept ``None`` (the current GPU), an index, ``"cuda:1"`` or a
 :class:`~minitorch_accel.Device`.
 
+:mod:`minitorch_accel.cuda.graphs` captures a whole training step as a CUDA graph
+(:func:`~minitorch_accel.cuda.graphs.capture_step`, and PyTorch's :class:`CUDAGraph` and
+:func:`graph`).
+
 Examples
 --------
 >>> import minitorch_accel as mta
