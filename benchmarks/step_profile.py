@@ -18,7 +18,9 @@ CUDA runtime and driver calls of our step, and how much of the step they take
 minitorch_accel's 25 most expensive Python functions (:mod:`cProfile`); ``--launches``
 the host time of one call of each building block (a CuPy ``RawKernel``,
 ``ElementwiseKernel`` and reduction, a cuBLAS GEMM, a tensor op of ours) beside
-PyTorch's nearest call.
+PyTorch's nearest call; ``--captured`` the eager step against the step captured as a
+CUDA graph, ours and PyTorch's (host time, GPU busy time, kernels and launches per step;
+see ``captured_step.py``).
 
 Run: ``python benchmarks/step_profile.py`` (CPU) or ``python benchmarks/step_profile.py
 --device cuda --kernels --python`` (GPU).
@@ -249,6 +251,11 @@ def main() -> None:
         action="store_true",
         help="host time per call of CuPy, cuBLAS and our ops (GPU, torch)",
     )
+    parser.add_argument(
+        "--captured",
+        action="store_true",
+        help="eager against CUDA-graph-captured steps, ours and PyTorch's (GPU, torch)",
+    )
     args = parser.parse_args()
     runs = {"ours": ours(args.batch, args.device), "torch": theirs(args.batch, args.device)}
     found = {name: time_phases(*run, args.steps) for name, run in runs.items() if run}
@@ -269,6 +276,11 @@ def main() -> None:
     print(
         "(host: until the phase has queued its work; where it equals synced, the host is the limit)"
     )
+    gpu_reports(args, runs)
+
+
+def gpu_reports(args: argparse.Namespace, runs: dict[str, Any]) -> None:
+    """The optional reports (each needs PyTorch; most a GPU)."""
     if args.kernels and args.device.startswith("cuda") and runs["torch"] is not None:
         print(f"\n{'':<10} {'GPU busy ms/step':>17} {'kernels/step':>13}")
         for name, run in runs.items():
@@ -290,6 +302,10 @@ def main() -> None:
         print(f"\n{'host us per call':<28} {'us':>7}   {'PyTorch':<22} {'us':>7} {'ratio':>6}")
         for name, us, tname, tus in launch_costs():
             print(f"{name:<28} {us:>7.1f}   {tname:<22} {tus:>7.1f} {us / tus:>6.2f}")
+    if args.captured and args.device.startswith("cuda") and runs["torch"] is not None:
+        from captured_step import report
+
+        report(args.batch, args.device, args.steps)
 
 
 if __name__ == "__main__":

@@ -98,7 +98,11 @@ PAGES: tuple[Page, ...] = (
         "backends",
         "Backends and devices",
         "Array backends (NumPy, CuPy), the registry, devices and the transfer counter.",
-        ("minitorch_accel.backends", "minitorch_accel.backends.host_limits"),
+        (
+            "minitorch_accel.backends",
+            "minitorch_accel.backends.host_limits",
+            "minitorch_accel.backends.cuda",
+        ),
     ),
     Page(
         "gpu_kernels",
@@ -114,9 +118,15 @@ PAGES: tuple[Page, ...] = (
             "minitorch_accel.backends.cupy_ops",
             "minitorch_accel.backends.cupy_image_ops",
             "minitorch_accel.backends.cupy_optim_ops",
+            "minitorch_accel.backends.cupy_graphs",
         ),
     ),
-    Page("cuda", "CUDA helpers", "GPU queries and memory reports.", ("minitorch_accel.cuda",)),
+    Page(
+        "cuda",
+        "CUDA helpers",
+        "GPU queries and memory reports; training steps captured as CUDA graphs.",
+        ("minitorch_accel.cuda", "minitorch_accel.cuda.graphs"),
+    ),
     Page(
         "accelerator",
         "Accelerator",

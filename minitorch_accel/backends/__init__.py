@@ -6,7 +6,8 @@ registered too and built lazily, on first use.
 
 from __future__ import annotations
 
-from .base import Backend, Transfer, TransferStats, transfer_stats
+from . import cuda
+from .base import Backend, CaptureError, Transfer, TransferStats, transfer_stats
 from .device import Device, DeviceLike
 from .registry import available, get, register, registered, unregister
 
@@ -28,11 +29,13 @@ register("cuda", _make_cupy)
 
 __all__ = [
     "Backend",
+    "CaptureError",
     "Device",
     "DeviceLike",
     "Transfer",
     "TransferStats",
     "available",
+    "cuda",
     "get",
     "register",
     "registered",

@@ -62,6 +62,14 @@ class TransferStats:
 transfer_stats = TransferStats()
 
 
+class CaptureError(RuntimeError):
+    """Something in a step cannot be recorded into a CUDA graph.
+
+    The message names the cause (a host sync, a host-to-device copy, a shape change...)
+    and, where known, the operation that caused it.
+    """
+
+
 class Transfer:
     """A copy from the host to a device, possibly still running.
 
@@ -242,3 +250,45 @@ class Backend:
     def kernel(self, name: str) -> Any:
         """A backend fast path called ``name``, or None when the generic ``xp`` code is used."""
         return None
+
+    # ------------------------------------------------------------------ graph capture
+    #: Whether :meth:`begin_capture` can record work into a replayable graph here.
+    supports_capture: bool = False
+
+    def begin_capture(self, device: Device) -> None:
+        """Start recording the work queued on ``device`` instead of running it.
+
+        Until :meth:`end_capture`, kernels are recorded, not run; reading values back
+        to the host, waiting for the device or copying from the host is refused with a
+        :class:`CaptureError`.
+        """
+        raise CaptureError(f"the {self.name!r} backend cannot capture graphs: run the step eagerly")
+
+    def end_capture(self, device: Device) -> Any:
+        """Stop recording on ``device`` and return the graph (pass it to :meth:`replay`)."""
+        raise CaptureError(f"the {self.name!r} backend is not capturing")
+
+    def abort_capture(self, device: Device) -> None:
+        """End a capture that failed part-way, dropping what it recorded (no-op here)."""
+
+    def replay(self, graph: Any, device: Device) -> None:
+        """Queue every kernel ``graph`` recorded, in order, on ``device``'s current stream."""
+        raise CaptureError(f"the {self.name!r} backend cannot replay graphs")
+
+    def capture_status(self, device: Device) -> bool:
+        """True while work queued on ``device`` is being recorded into a graph."""
+        return False
+
+    def release_graph(self, graph: Any) -> None:
+        """Free what ``graph`` holds (its memory pool); it must not be replayed again."""
+
+    def capture_error(self, exc: BaseException) -> CaptureError | None:
+        """The :class:`CaptureError` that ``exc``, raised while capturing, stands for
+        (``exc`` itself, or the backend's own error for refused work), else None.
+        """
+        return exc if isinstance(exc, CaptureError) else None
+
+    def refuse_in_capture(self, device: Device | None, what: str) -> None:
+        """Raise :class:`CaptureError` saying ``what`` is refused if ``device`` captures."""
+        if device is not None and self.capture_status(device):
+            raise CaptureError(f"{what} is not allowed while a CUDA graph is being captured")

@@ -26,11 +26,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .base import Backend, Transfer
+from .base import Backend, CaptureError, Transfer
 from .cuda_memory import OutOfMemoryError, TrackingAllocator, oom_guard, translate_oom
+from .cupy_graphs import CupyGraph, CupyGraphs, capture_error
 
 if TYPE_CHECKING:
     from .device import Device
+
+#: Python and NumPy scalars: what :meth:`CupyBackend.asarray` fills in on the device.
+SCALARS = (int, float, bool, np.number, np.bool_)
 
 #: Most checks :meth:`CupyBackend.defer_check` keeps waiting.
 MAX_DEFERRED = 64
@@ -100,6 +104,7 @@ class CupyBackend(Backend):
         self._in_flight: collections.deque[tuple[Any, Any]] = collections.deque()
         self._checks: collections.deque[Callable[[], None]] = collections.deque()
         self._checks_lock = threading.Lock()
+        self._graphs = CupyGraphs(self.xp)
 
     def device_count(self) -> int:
         """How many devices this backend has."""
@@ -118,6 +123,11 @@ class CupyBackend(Backend):
         """``obj`` as an array of this backend on ``device`` (copied only if needed)."""
         if isinstance(obj, np.ndarray):
             return self.upload(obj, device, dtype=dtype)
+        if isinstance(obj, SCALARS) and self.capture_status(device):
+            # a fill kernel takes the value as an argument: capturable, whereas copying
+            # from host memory would make the graph read that memory at every replay
+            with self.device_context(device):
+                return self.xp.full((), obj, dtype=dtype or np.asarray(obj).dtype)
         with self.device_context(device), oom_guard(device.index):
             return self.xp.asarray(obj, dtype=dtype)
 
@@ -131,6 +141,7 @@ class CupyBackend(Backend):
         :meth:`pin`) and the call returns at once; kernels queued afterwards on the
         current stream wait for it, so results are always correct.
         """
+        self._refuse(device, "a copy from host memory (a CPU tensor or a NumPy array in the step)")
         if non_blocking and host.nbytes > 0:
             transfer = self.upload_async(host, device)
             transfer.wait()
@@ -176,6 +187,7 @@ class CupyBackend(Backend):
         With ``non_blocking=True`` the copy into pinned memory is only queued on the
         current stream: call :meth:`synchronize` before reading the result.
         """
+        self._refuse(None, "reading a device array back to the host (.item(), .numpy(), print)")
         with array.device:
             if not non_blocking:
                 self.run_deferred_checks()
@@ -250,6 +262,7 @@ class CupyBackend(Backend):
 
     def synchronize(self, device: Device | None = None) -> None:
         """Wait until the work queued on ``device`` (all devices if None) is done."""
+        self._refuse(device, "synchronize()")
         self.xp.cuda.Device(self._current(device)).synchronize()
         self.run_deferred_checks()
 
@@ -351,3 +364,39 @@ class CupyBackend(Backend):
     def kernel(self, name: str) -> Any:
         """A fused CUDA kernel (see :mod:`.cupy_ops` for the names), or None."""
         return self._fast.get(name)
+
+    # ------------------------------------------------------------------ graph capture
+    supports_capture = True
+
+    def _refuse(self, device: Device | None, what: str) -> None:
+        if self._graphs.active and self._graphs.is_capturing(self._current(device)):
+            raise CaptureError(f"{what} is not allowed while a CUDA graph is being captured")
+
+    def capture_status(self, device: Device) -> bool:
+        """True while a capture runs on ``device`` (see :mod:`.cupy_graphs`)."""
+        return self._graphs.is_capturing(device.index or 0)
+
+    def begin_capture(self, device: Device) -> None:
+        """Capture the work queued on ``device`` on a fresh stream (see :mod:`.cupy_graphs`)."""
+        self.run_deferred_checks()
+        self._graphs.begin(device.index or 0)
+
+    def end_capture(self, device: Device) -> CupyGraph:
+        """Stop capturing on ``device``; the graph keeps its stream's memory arena alive."""
+        return self._graphs.end(device.index or 0)
+
+    def abort_capture(self, device: Device) -> None:
+        """End a capture that failed part-way."""
+        self._graphs.abort(device.index or 0)
+
+    def replay(self, graph: Any, device: Device) -> None:
+        """Launch ``graph`` (one call from the host queues all of its kernels)."""
+        self._graphs.replay(graph, device.index or 0)
+
+    def capture_error(self, exc: BaseException) -> CaptureError | None:
+        """Our :class:`CaptureError`, or CUDA's refusal of work during a capture, as one."""
+        return capture_error(exc)
+
+    def release_graph(self, graph: Any) -> None:
+        """Drop the graph; its arena's blocks return to CuPy's pool with its stream."""
+        graph.graph = None

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy
 
+from . import cuda as cuda_settings
 from . import cupy_kernels as K
 
 _NO_SWITCH = contextlib.nullcontext()
@@ -34,6 +35,7 @@ class FastPathBase:
         self._reductions: dict[str, Any] = {}
         # alpha = 1 and beta = 0 for cuBLAS, read from host memory during the call
         self._gemm_scalars = {c: (numpy.ones(1, c), numpy.zeros(1, c)) for c in "fd"}
+        self._math_modes: dict[int, int] = {}  # cuBLAS handle -> math mode set on it
         self._gemm_pointers = {
             c: (one.ctypes.data, zero.ctypes.data) for c, (one, zero) in self._gemm_scalars.items()
         }
@@ -43,6 +45,10 @@ class FastPathBase:
         no-op context on a single-GPU machine.
         """
         return array.device if self.switch_devices else _NO_SWITCH
+
+    def _capturing(self) -> bool:
+        """True while the current stream captures a CUDA graph."""
+        return bool(self.cp.cuda.get_current_stream().is_capturing())
 
     def _reduction(self, spec: K.ReductionSpec) -> Any:
         kernel = self._reductions.get(spec.name)
@@ -78,15 +84,13 @@ class FastPathBase:
         ``out.T = b.T @ a.T`` (column-major), each operand taken as is or transposed
         according to its layout. ``cupy.matmul`` does the same, but costs about three
         times the host time per call, and a small model makes a dozen calls per step.
+
+        float32 runs ``sgemm`` (in TF32 on tensor cores when
+        :data:`minitorch_accel.backends.cuda.matmul.allow_tf32` is set), float64
+        ``dgemm``, float16 and bfloat16 ``gemmEx`` on tensor cores with float32
+        accumulation (``CUBLAS_COMPUTE_32F``), the result rounded once to the input type.
         """
-        if (
-            a.ndim != 2
-            or b.ndim != 2
-            or a.dtype != b.dtype
-            or a.dtype.char not in "fd"
-            or a.shape[1] != b.shape[0]
-            or 0 in (*a.shape, b.shape[1])
-        ):
+        if not _gemm_applies(a, b):
             return None
         (m, k), n = a.shape, b.shape[1]
         layout_a, layout_b = _blas_layout(a), _blas_layout(b)
@@ -96,31 +100,82 @@ class FastPathBase:
             out = self.cp.ndarray((m, n), a.dtype)
         elif not (out.shape == (m, n) and out.dtype == a.dtype and _blas_layout(out) == (0, n)):
             return None
-        cublas = self.cp.cuda.cublas
-        call = cublas.sgemm if a.dtype.char == "f" else cublas.dgemm
-        one, zero = self._gemm_pointers[a.dtype.char]
         with self.on(a):
-            handle = self.cp.cuda.device.get_cublas_handle()
-            # host pointer mode is cuBLAS's default, and CuPy restores it after changes
-            if cublas.getPointerMode(handle) != cublas.CUBLAS_POINTER_MODE_HOST:
-                cublas.setPointerMode(handle, cublas.CUBLAS_POINTER_MODE_HOST)
-            call(
-                handle,
-                layout_b[0],
-                layout_a[0],
-                n,
-                m,
-                k,
-                one,
-                b.data.ptr,
-                layout_b[1],
-                a.data.ptr,
-                layout_a[1],
-                zero,
-                out.data.ptr,
-                n,
-            )
+            handle = self._blas_handle(a.dtype)
+            self._blas_call(
+                handle, a.dtype, (layout_b[0], layout_a[0], n, m, k),
+                (b.data.ptr, layout_b[1]), (a.data.ptr, layout_a[1]), (out.data.ptr, n),
+            )  # fmt: skip
         return out
+
+    def _blas_handle(self, dtype: Any) -> int:
+        """The cuBLAS handle, in host pointer mode and the math mode ``dtype`` asks for."""
+        cublas = self.cp.cuda.cublas
+        handle = int(self.cp.cuda.device.get_cublas_handle())
+        # host pointer mode is cuBLAS's default, and CuPy restores it after changes
+        if cublas.getPointerMode(handle) != cublas.CUBLAS_POINTER_MODE_HOST:
+            cublas.setPointerMode(handle, cublas.CUBLAS_POINTER_MODE_HOST)
+        tf32 = dtype.char == "f" and cuda_settings.matmul.allow_tf32
+        mode = _cublas(cublas, "CUBLAS_TF32_TENSOR_OP_MATH") if tf32 else 0  # 0: default
+        if self._math_modes.get(handle) != mode:
+            cublas.setMathMode(handle, mode)
+            self._math_modes[handle] = mode
+        return handle
+
+    def _blas_call(
+        self,
+        handle: int,
+        dtype: Any,
+        shape: tuple[int, int, int, int, int],
+        first: tuple[int, int],
+        second: tuple[int, int],
+        out: tuple[int, int],
+    ) -> None:
+        """One GEMM: ``shape`` is ``(trans_first, trans_second, rows, cols, inner)``,
+        each operand ``(pointer, leading dimension)``.
+        """
+        cublas = self.cp.cuda.cublas
+        if dtype.char in "fd":
+            one, zero = self._gemm_pointers[dtype.char]
+            call = cublas.sgemm if dtype.char == "f" else cublas.dgemm
+            call(handle, *shape, one, *first, *second, zero, *out)
+            return
+        one, zero = self._gemm_pointers["f"]  # alpha, beta: float, the compute type's
+        kind = _cublas(cublas, HALF_TYPES[dtype.name])
+        cublas.gemmEx(
+            handle, *shape, one, first[0], kind, first[1], second[0], kind, second[1],
+            zero, out[0], kind, out[1], _cublas(cublas, "CUBLAS_COMPUTE_32F"),
+            _cublas(cublas, "CUBLAS_GEMM_DEFAULT_TENSOR_OP"),
+        )  # fmt: skip
+
+
+#: The cuBLAS data type of each half-precision dtype ``gemm`` takes.
+HALF_TYPES = {"float16": "CUDA_R_16F", "bfloat16": "CUDA_R_16BF"}
+
+#: cuBLAS and CUDA constants (cublas_api.h, library_types.h), where CuPy lacks the name.
+CUBLAS_CONSTANTS = {
+    "CUBLAS_TF32_TENSOR_OP_MATH": 3,
+    "CUBLAS_COMPUTE_32F": 68,
+    "CUBLAS_GEMM_DEFAULT_TENSOR_OP": 99,
+    "CUDA_R_16F": 2,
+    "CUDA_R_16BF": 14,
+}
+
+
+def _cublas(cublas: Any, name: str) -> int:
+    return int(getattr(cublas, name, CUBLAS_CONSTANTS[name]))
+
+
+def _gemm_applies(a: Any, b: Any) -> bool:
+    """Two non-empty matrices of one dtype that ``gemm`` multiplies."""
+    return bool(
+        a.ndim == 2
+        and b.ndim == 2
+        and a.dtype == b.dtype
+        and (a.dtype.char in "fd" or a.dtype.name in HALF_TYPES)
+        and a.shape[1] == b.shape[0]
+        and 0 not in (*a.shape, b.shape[1])
+    )
 
 
 def _blas_layout(x: Any) -> tuple[int, int] | None:

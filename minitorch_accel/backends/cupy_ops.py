@@ -60,6 +60,10 @@ FAST_PATHS = (
 )
 
 
+def _nothing_read() -> int:
+    return 0
+
+
 class CupyFastPaths(ImageFastPaths, OptimizerFastPaths):
     """Every fast path of the CuPy backend: the activation and loss kernels here, the
     image and optimizer ones from the two base classes, the GEMM from
@@ -110,7 +114,14 @@ class CupyFastPaths(ImageFastPaths, OptimizerFastPaths):
     def _read_later(self, scalar: Any) -> Callable[[], int]:
         """Queue the copy of a 0-d int64 device array into pinned host memory; the
         returned function waits for that copy (an event), not for later work.
+
+        While a CUDA graph is captured nothing can be read back: the copy would be
+        replayed into host memory long freed, and waiting for its event is refused. The
+        returned function then gives 0 (for the label check: no label out of range), so
+        a captured step checks its labels only in the eager warm-up.
         """
+        if self._capturing():
+            return _nothing_read
         memory = self.cp.cuda.alloc_pinned_memory(8)
         host = numpy.frombuffer(memory, numpy.int64, 1).reshape(())
         scalar.get(out=host, blocking=False)

@@ -164,14 +164,14 @@ class OptimizerFastPaths(FastPathBase):
             },
         )
 
-    def _run_many(
-        self, kind: str, arrays: dict[str, list[Any]], scalars: dict[str, float | bool]
-    ) -> bool:
+    def _run_many(self, kind: str, arrays: dict[str, list[Any]], scalars: dict[str, Any]) -> bool:
         names = K.MULTI_TENSOR[kind][1]
         params = arrays["param"]
         dtype, count = params[0].dtype, len(params)
         if dtype.char not in "fd" or any(len(arrays[name]) != count for name in names):
             return False
+        if not self._host_scalars(scalars):
+            return False  # the per-tensor kernels read device scalars (a captured step)
         sizes = [p.size for p in params]
         for name in names:
             for a, size in zip(arrays[name], sizes, strict=True):
@@ -194,6 +194,14 @@ class OptimizerFastPaths(FastPathBase):
         with self.on(params[0]):
             kernel((min(max(1, -(-ends[-1] // 256)), 4096),), (256,), tuple(args))
         return True
+
+    def _host_scalars(self, scalars: dict[str, Any]) -> bool:
+        """True when every scalar is a host number and no capture runs: the pointer
+        tables are uploaded from the host, which a capture refuses.
+        """
+        if any(not isinstance(v, (int, float, bool)) for v in scalars.values()):
+            return False
+        return not self._capturing()
 
     def _plan(self, kind: str) -> list[tuple[str, bool, bool]]:
         """``(name, is a pointer table, is of type T)`` for each kernel parameter."""

@@ -247,6 +247,9 @@ class HostFastPaths(CupyFastPaths):
     def _current_device(self) -> int:
         return 0  # the host is the one "device"
 
+    def _capturing(self) -> bool:
+        return False  # the host has no streams to capture
+
 
 def host_fast_paths(folder: Path) -> HostFastPaths:
     """:class:`HostFastPaths` with every kernel compiled into ``folder``."""

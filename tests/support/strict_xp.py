@@ -109,12 +109,33 @@ def _wrap(obj: Any) -> Any:
     return obj
 
 
+#: The fake stream capture in progress (``fake_capture.FakeCapture``), or None. While
+#: it is set, every computation goes through :func:`_run`, which it records.
+CAPTURE: Any = None
+
+
+def _run(thunk: Callable[[], Any], writes: Any = None, name: str = "kernel") -> Any:
+    """Compute ``thunk()`` (a NumPy computation, the kernel called ``name``); a capture
+    records it. ``writes`` is the NumPy array it writes into, if any.
+    """
+    if CAPTURE is None:
+        return thunk()
+    return CAPTURE.run(thunk, writes, name)
+
+
+def _sync(what: str) -> None:
+    """A host sync: refused while capturing, as CUDA refuses it."""
+    if CAPTURE is not None:
+        CAPTURE.refuse(what)
+
+
 def _call(
     fn: Callable[..., Any], args: Any, kwargs: dict[str, Any], allow_host: bool = False
 ) -> Any:
     out = kwargs.get("out")
     options = {k: _unwrap(v, allow_host) for k, v in kwargs.items()}
-    result = fn(*_unwrap(args, allow_host), **options)
+    arrays = _unwrap(args, allow_host)
+    result = _run(lambda: fn(*arrays, **options), options.get("out"), fn.__name__)
     if type(out) is StrictArray and result is out._a:
         return out
     return _wrap(result)
@@ -150,7 +171,10 @@ def _binary(op: Callable[[Any, Any], Any], reflected: bool = False) -> Any:
         value = _operand(other)
         if value is NotImplemented:
             return NotImplemented
-        return _wrap(op(value, _here(self)) if reflected else op(_here(self), value))
+        mine = _here(self)
+        return _wrap(
+            _run(lambda: op(value, mine) if reflected else op(mine, value), None, op.__name__)
+        )
 
     return method
 
@@ -160,7 +184,8 @@ def _inplace(op: Callable[[Any, Any], Any]) -> Any:
         value = _operand(other)
         if value is NotImplemented:
             return NotImplemented
-        op(_here(self), value)
+        mine = _here(self)
+        _run(lambda: op(mine, value), mine, op.__name__)
         return self
 
     return method
@@ -188,6 +213,8 @@ class StrictArray:
 
     def __getattr__(self, name: str) -> Any:
         if name in CUPY_METHODS:
+            if name in ("item", "tolist"):
+                _sync(f"ndarray.{name}()")
             method = getattr(_here(self), name)
             return lambda *args, **kwargs: _call(method, args, kwargs)
         raise AttributeError(f"'cupy.ndarray' (strict stand-in) has no attribute {name!r}")
@@ -213,13 +240,16 @@ class StrictArray:
 
     def copy(self, order: str = "C") -> StrictArray:
         """A copy on the *current* device, from any device (CuPy copies peer to peer)."""
-        return StrictArray(self._a.copy(order=order))  # type: ignore[call-overload,arg-type]
+        source = self._a
+        copy = source.copy
+        return StrictArray(_run(lambda: copy(order=order), None, "copy"))  # type: ignore[arg-type]
 
     # ---------------------------------------------------------------- host transfers
     def get(
         self, stream: Any = None, order: str = "C", out: Any = None, blocking: bool = True
     ) -> np.ndarray:
         """The explicit copy to the host (``cupy.ndarray.get``)."""
+        _sync("ndarray.get()")
         if out is not None:
             out[...] = self._a
             return out  # type: ignore[no-any-return]
@@ -229,6 +259,7 @@ class StrictArray:
         """The explicit copy from the host (``cupy.ndarray.set``)."""
         if not isinstance(arr, np.ndarray) or arr.shape != self.shape:
             raise ValueError("set: a numpy.ndarray of the same shape is required")
+        _sync("ndarray.set() (a copy from pageable host memory)")
         self._a[...] = arr
 
     def fill(self, value: Any) -> None:
@@ -237,15 +268,18 @@ class StrictArray:
             if value.shape != ():
                 raise ValueError("non-scalar numpy.ndarray cannot be used for fill")
             value = value._a if type(value) is StrictArray else value
-        _here(self).fill(value)
+        mine = _here(self)
+        _run(lambda: mine.fill(value), mine, "fill")
 
     def scatter_add(self, slices: Any, value: Any) -> None:
         """``cupy.ndarray.scatter_add``: unbuffered ``self[slices] += value``."""
-        np.add.at(_here(self), _index(slices), _unwrap(value, allow_host=True))
+        mine, index, values = _here(self), _index(slices), _unwrap(value, allow_host=True)
+        _run(lambda: np.add.at(mine, index, values), mine, "scatter_add")
 
     # ---------------------------------------------------------------- indexing
     def __getitem__(self, index: Any) -> Any:
-        return _wrap(_here(self)[_index(index)])
+        mine, where = _here(self), _index(index)
+        return _wrap(_run(lambda: mine[where], None, "getitem"))
 
     def __setitem__(self, index: Any, value: Any) -> None:
         if (
@@ -254,7 +288,12 @@ class StrictArray:
             and (isinstance(value, list) or value.ndim > 0)  # CuPy calls fill() here
         ):
             raise ValueError("non-scalar numpy.ndarray cannot be used for fill")
-        _here(self)[_index(index)] = _unwrap(value, allow_host=True)
+        mine, where, values = _here(self), _index(index), _unwrap(value, allow_host=True)
+
+        def assign() -> None:
+            mine[where] = values
+
+        _run(assign, mine, "setitem")
 
     # ---------------------------------------------------------------- Python protocols
     def __len__(self) -> int:
@@ -265,12 +304,15 @@ class StrictArray:
             yield _wrap(item)
 
     def __bool__(self) -> bool:
+        _sync("bool(ndarray)")
         return bool(self._a)
 
     def __float__(self) -> float:
+        _sync("float(ndarray)")
         return float(self._a)
 
     def __int__(self) -> int:
+        _sync("int(ndarray)")
         return int(self._a)
 
     def __complex__(self) -> complex:
@@ -306,16 +348,20 @@ class StrictArray:
     __ior__, __ixor__ = _inplace(operator.ior), _inplace(operator.ixor)
 
     def __neg__(self) -> StrictArray:
-        return StrictArray(-_here(self))
+        mine = _here(self)
+        return _wrap(_run(lambda: operator.neg(mine), None, "neg"))  # type: ignore[no-any-return]
 
     def __pos__(self) -> StrictArray:
-        return StrictArray(+_here(self))
+        mine = _here(self)
+        return _wrap(_run(lambda: operator.pos(mine), None, "pos"))  # type: ignore[no-any-return]
 
     def __abs__(self) -> StrictArray:
-        return StrictArray(abs(_here(self)))
+        mine = _here(self)
+        return _wrap(_run(lambda: operator.abs(mine), None, "abs"))  # type: ignore[no-any-return]
 
     def __invert__(self) -> StrictArray:
-        return StrictArray(~_here(self))
+        mine = _here(self)
+        return _wrap(_run(lambda: operator.invert(mine), None, "invert"))  # type: ignore[no-any-return]
 
 
 class StrictUfunc:
@@ -339,7 +385,8 @@ class StrictUfunc:
                 "scatter_add only supports int32, float16, float32, float64, uint32, uint64, "
                 "as data type"
             )
-        self._u.at(_here(a), _index(indices), _unwrap(b, allow_host=True))
+        target, index, values = _here(a), _index(indices), _unwrap(b, allow_host=True)
+        _run(lambda: self._u.at(target, index, values), target, f"{self.__name__}.at")
 
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._u, name)
@@ -373,7 +420,11 @@ class StrictNamespace:
     def asarray(obj: Any, dtype: Any = None, order: Any = None) -> StrictArray:
         """Device arrays pass through; host data is copied to the "device"."""
         if type(obj) is StrictArray:  # stays where it is, as in CuPy
-            return obj if dtype is None else StrictArray(_here(obj).astype(dtype, copy=False))
+            if dtype is None:
+                return obj
+            source = _here(obj)
+            return StrictArray(_run(lambda: source.astype(dtype, copy=False)))
+        _sync("asarray() of host data (a copy from pageable host memory)")
         return StrictArray(np.array(_unwrap(obj, allow_host=True), dtype=dtype, order=order))
 
     @staticmethod
@@ -381,7 +432,13 @@ class StrictNamespace:
         obj: Any, dtype: Any = None, copy: bool = True, order: Any = "K", ndmin: int = 0
     ) -> StrictArray:
         """A copy (by default) of host data or of a device array, on the "device"."""
-        source = obj._a if type(obj) is StrictArray else _unwrap(obj, allow_host=True)
+        if type(obj) is StrictArray:
+            source = obj._a
+            return StrictArray(
+                _run(lambda: np.array(source, dtype=dtype, copy=copy, order=order, ndmin=ndmin))
+            )
+        _sync("array() of host data (a copy from pageable host memory)")
+        source = _unwrap(obj, allow_host=True)
         return StrictArray(np.array(source, dtype=dtype, copy=copy, order=order, ndmin=ndmin))
 
     @staticmethod

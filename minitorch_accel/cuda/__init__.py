@@ -9,6 +9,10 @@ which says whether CuPy, the driver or the device is missing.
 ``device`` arguments accept ``None`` (the current GPU), an index, ``"cuda:1"`` or a
 :class:`~minitorch_accel.Device`.
 
+:mod:`minitorch_accel.cuda.graphs` captures a whole training step as a CUDA graph
+(:func:`~minitorch_accel.cuda.graphs.capture_step`, and PyTorch's :class:`CUDAGraph` and
+:func:`graph`).
+
 Examples
 --------
 >>> import minitorch_accel as mta
@@ -24,18 +28,24 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING, Union
 
-from . import memory as _memory
-from .backends import Device, registry
-from .backends.cuda_memory import OutOfMemoryError, format_bytes
-from .backends.cuda_memory import oom_guard as _oom_guard
-from .backends.cuda_memory import translate_oom as _translate_oom
+from .. import memory as _memory
+from ..backends import Device, registry
+from ..backends.cuda_memory import OutOfMemoryError, format_bytes
+from ..backends.cuda_memory import oom_guard as _oom_guard
+from ..backends.cuda_memory import translate_oom as _translate_oom
+from . import graphs
+from .graphs import CUDAGraph, capture_step, graph
 
 if TYPE_CHECKING:
-    from .backends.cupy_backend import CupyBackend
+    from ..backends.cupy_backend import CupyBackend
 
 DeviceArg = Union[int, str, Device, None]  # noqa: UP007  (a runtime alias)
 
 __all__ = [
+    "CUDAGraph",
+    "capture_step",
+    "graph",
+    "graphs",
     "OutOfMemoryError",
     "current_device",
     "device_count",
