@@ -1,5 +1,5 @@
-"""How big a model fits: grow the batch until the device runs out of memory, then try
-the remedies.
+"""How big a model fits: grow the batch until out of memory, then try the remedies.
+================================================================================
 
 What it teaches: a training step needs the weights, their gradients, the optimizer's
 state (Adam: two more copies of the weights) and the activations kept for backward,

@@ -1,4 +1,5 @@
 """Four ways to use several devices, on one model: data, model, pipeline, tensor.
+==============================================================================
 
 The same MLP (``Linear -> ReLU`` blocks, float64) trains for ``--steps`` SGD steps from
 the same initial weights on the same batches:

@@ -149,3 +149,13 @@ def test_im2col_example_matches_conv2d() -> None:
 
     example = small_example()  # asserts cols @ W == conv2d_forward itself
     assert example["rows"].shape == (4, 9)
+
+
+@pytest.mark.parametrize("script", sorted((ROOT / "examples").glob("*.py")), ids=lambda p: p.name)
+def test_every_example_opens_with_a_gallery_title(script: Path) -> None:
+    """The examples gallery makes a page of each script: its docstring must open with a
+    title line underlined with ``=`` (else the page has no title and the build warns)."""
+    lines = script.read_text().splitlines()
+    assert lines[0].startswith('"""') and len(lines[0]) > 3, script.name
+    title = lines[0][3:]
+    assert lines[1] == "=" * len(title), f"{script.name}: underline the first line with '='"
