@@ -95,6 +95,11 @@ __version__ = "0.1.0"
 # Subpackages, so that ``mta.nn``, ``mta.optim``, ``mta.cuda`` ... work after one import.
 from . import amp, cuda, data, datasets, models, nn, optim, parallel, utils
 
+# Intra-op threads on the CPU (``torch.set_num_threads``); importing the threaded
+# kernels registers them with the NumPy backend.
+from .backends.cpu_threads import get_num_threads, set_num_threads
+from .ops import threaded_kernels as _threaded_kernels  # noqa: F401
+
 float16 = _np.dtype("float16")
 float32 = _np.dtype("float32")
 float64 = _np.dtype("float64")
@@ -108,6 +113,8 @@ long = int64
 device = Device
 
 __all__ = [
+    "get_num_threads",
+    "set_num_threads",
     "load",
     "save",
     "amp",
