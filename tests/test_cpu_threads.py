@@ -316,3 +316,33 @@ def test_no_worker_is_left_running_at_exit() -> None:
     during = int(out.split("during")[1].split()[0])
     assert during >= 1, out
     assert "at exit 0 1" in out, out
+
+
+@pytest.mark.parametrize("rule", ["sgd", "adam"])
+def test_optimizer_updates_are_bit_identical(rule: str, rng: np.random.Generator) -> None:
+    from minitorch_accel.optim import threaded_updates as tu
+    from minitorch_accel.optim.adam import adam_update
+    from minitorch_accel.optim.sgd import sgd_update
+
+    shape = (600, 700)  # 420,000 elements: several chunks of ELEMENT_GRAIN
+    start = [rng.standard_normal(shape).astype(np.float32) for _ in range(5)]
+    start[3] = np.abs(start[3])  # second moments are non-negative
+    start[4] = np.abs(start[4])
+
+    def run(update: Any) -> list[np.ndarray]:
+        arrays = [a.copy() for a in start]
+        for step in (1, 2, 3):
+            if rule == "sgd":  # momentum, Nesterov, weight decay; arrays: p, grad, buf
+                update(np, *arrays[:3], 0.1, 0.9, 0.0, True, 1e-2, False, step == 1)
+            else:  # AMSGrad; arrays: p, grad, exp_avg, exp_avg_sq, max_exp_avg_sq
+                update(np, *arrays, step, 1e-3, 0.9, 0.999, 1e-8, 1e-2, True, True, False)
+        return arrays
+
+    threaded = tu.sgd_update_threaded if rule == "sgd" else tu.adam_update_threaded
+    want = run(sgd_update if rule == "sgd" else adam_update)
+    for n in THREADS:
+        mta.set_num_threads(n)
+        for got, expected in zip(run(threaded), want, strict=True):
+            np.testing.assert_array_equal(got, expected)
+        if n > 1:
+            assert cpu_threads.pool_workers() >= 1
