@@ -15,7 +15,8 @@ needs the dataset on disk (``apt-get install dataset-fashion-mnist``, or a copy 
 ``$MINITORCH_ACCEL_DATA/fashion-mnist``); without it, it says so and skips.
 
 Run: ``python benchmarks/threads.py`` (1..all cores, batches 64 and 256),
-``python benchmarks/threads.py --threads 1,2 --fashion``, ``--plot curve.png``.
+``python benchmarks/threads.py --threads 1,2 --fashion``, ``--plot curve.png``;
+``--no-pool`` adds a row for ours with BLAS's threads only (the pool held to one).
 Figures from a machine shared with other work are noisy: compare ratios from one run.
 """
 
@@ -37,6 +38,8 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 FRAMEWORKS = ("ours", "torch")
+#: ``--no-pool``: ours with BLAS threads only, the pool off (what the threads add).
+NO_POOL = "ours, no pool"
 
 
 def thread_env(threads: int) -> dict[str, str]:
@@ -61,6 +64,8 @@ def step_child(framework: str, threads: int, batch: int, steps: int) -> dict[str
 
         torch.set_num_threads(threads)
         step = torch_step(batch, "cpu")
+    elif framework == NO_POOL:  # the environment holds the pool to one thread
+        step = ours_step(batch, "cpu")
     else:
         import minitorch_accel as mta
 
@@ -136,7 +141,10 @@ def _fashion_torch(train: Any, test: Any, threads: int, epochs: int, batch: int)
 def in_child(threads: int, *args: str) -> dict[str, float] | None:
     """Run this script with ``args`` in a fresh process at ``threads`` threads."""
     cmd = [sys.executable, __file__, "--child", *args, "--child-threads", str(threads)]
-    out = subprocess.run(cmd, capture_output=True, text=True, env=thread_env(threads))
+    env = thread_env(threads)
+    if NO_POOL in args:
+        env["MINITORCH_ACCEL_NUM_THREADS"] = "1"
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if out.returncode != 0:
         print(f"  (child {args} failed: {out.stderr.strip().splitlines()[-1:]})")
         return None
@@ -166,7 +174,7 @@ def print_table(
     columns = [(n, b) for n in threads for b in batches]
     names = [f"{n} thr b{b}" for n, b in columns]
     print(f"{'LeNet step, ms':<18}" + "".join(f"{name:>13}" for name in names))
-    for fw in FRAMEWORKS:
+    for fw in (*FRAMEWORKS, NO_POOL) if any(k[0] == NO_POOL for k in found) else FRAMEWORKS:
         cells = [found.get((fw, n, b), float("nan")) for n, b in columns]
         print(f"{fw:<18}" + "".join(f"{c:>13.1f}" for c in cells))
     ratios = [
@@ -248,6 +256,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=20, help="timed steps per process")
     parser.add_argument("--rounds", type=int, default=3, help="processes per framework")
     parser.add_argument("--plot", default=None, help="write the speed-up curves there")
+    parser.add_argument("--no-pool", action="store_true", help="add ours with the pool off")
     parser.add_argument("--fashion", action="store_true", help="also Fashion-MNIST end to end")
     parser.add_argument("--fashion-threads", type=int, default=cores)
     parser.add_argument("--epochs", type=int, default=3)
@@ -269,6 +278,8 @@ def main() -> None:
     except ImportError:
         frameworks = ["ours"]
         print("(PyTorch is not installed: ours only)")
+    if args.no_pool:
+        frameworks.append(NO_POOL)
     threads = [int(n) for n in args.threads.split(",")]
     batches = [int(b) for b in args.batches.split(",")]
     print(

@@ -90,7 +90,7 @@ def test_parallel_for_runs_every_chunk_once_and_reraises() -> None:
             seen.append((s, e))
 
     cpu_threads.parallel_for(103, record)
-    assert sorted(seen) == cpu_threads.chunk_bounds(103, 4)
+    assert sorted(seen) == cpu_threads.chunk_bounds(103, 4 * cpu_threads.CHUNKS_PER_THREAD)
 
     # two chunks that wait for each other finish only if two threads run them
     mta.set_num_threads(2)

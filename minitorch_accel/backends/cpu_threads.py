@@ -2,8 +2,8 @@
 
 NumPy releases the GIL inside its loops and BLAS calls, so Python threads that each
 work on their own slice of a batch run on separate cores. :func:`parallel_for` splits
-``range(total)`` into one contiguous chunk per thread and runs them: the calling thread
-takes chunks too, and pool workers take the rest. Two levels of threads must not fight
+``range(total)`` into a few contiguous chunks per thread, claimed in order by the
+calling thread and the pool's workers until none is left. Two levels of threads must not fight
 over the cores: while chunks run, BLAS inside each chunk is held to one thread; outside,
 one big GEMM uses BLAS's own threads (``set_num_threads`` sets both counts).
 
@@ -29,6 +29,10 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 ENV_VAR = "MINITORCH_ACCEL_NUM_THREADS"
+
+#: Chunks per thread: a thread that another process keeps off its core leaves its
+#: unclaimed chunks to the others (on a shared machine a fixed half would wait for it).
+CHUNKS_PER_THREAD = 4
 
 _config_lock = threading.Lock()
 _num_threads: int | None = None  # None: not chosen yet (default on first use)
@@ -222,9 +226,9 @@ def chunk_bounds(total: int, chunks: int) -> list[tuple[int, int]]:
 def parallel_for(total: int, fn: Callable[[int, int], None], grain: int = 1) -> None:
     """Call ``fn(start, stop)`` over contiguous chunks that cover ``range(total)``.
 
-    The chunks run at once on :func:`get_num_threads` threads (the caller is one of
-    them), with at least ``grain`` items each; with one chunk, ``fn(0, total)`` runs
-    here. Each chunk must write only its own part of the result. While chunks run,
+    Up to ``CHUNKS_PER_THREAD`` chunks per thread, of at least ``grain`` items each,
+    are claimed in order by :func:`get_num_threads` threads (the caller is one of
+    them); with one chunk, ``fn(0, total)`` runs here. Each chunk must write only its own part of the result. While chunks run,
     BLAS uses one thread per chunk.
 
     Parameters
@@ -251,8 +255,8 @@ def parallel_for(total: int, fn: Callable[[int, int], None], grain: int = 1) -> 
     [0.0, 2.0, 4.0, 6.0]
     """
     threads = get_num_threads()
-    chunks = min(threads, total // max(1, grain))
-    if chunks <= 1 or getattr(_inside, "active", False):  # nested calls run serially
+    chunks = min(threads * CHUNKS_PER_THREAD, total // max(1, grain))
+    if threads == 1 or chunks <= 1 or getattr(_inside, "active", False):  # nested: serial
         if total > 0:
             fn(0, total)
         return
@@ -260,7 +264,7 @@ def parallel_for(total: int, fn: Callable[[int, int], None], grain: int = 1) -> 
     executor = _pool(threads)
     _blas.enter()
     try:
-        for _ in range(chunks - 1):
+        for _ in range(min(threads, chunks) - 1):
             try:
                 executor.submit(job.run_available)
             except RuntimeError:  # set_num_threads shut this pool down: run them here
