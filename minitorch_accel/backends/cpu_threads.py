@@ -228,8 +228,8 @@ def parallel_for(total: int, fn: Callable[[int, int], None], grain: int = 1) -> 
 
     Up to ``CHUNKS_PER_THREAD`` chunks per thread, of at least ``grain`` items each,
     are claimed in order by :func:`get_num_threads` threads (the caller is one of
-    them); with one chunk, ``fn(0, total)`` runs here. Each chunk must write only its own part of the result. While chunks run,
-    BLAS uses one thread per chunk.
+    them); with one chunk, ``fn(0, total)`` runs here. Each chunk must write only its
+    own part of the result. While chunks run, BLAS uses one thread per chunk.
 
     Parameters
     ----------
