@@ -102,6 +102,7 @@ PAGES: tuple[Page, ...] = (
             "minitorch_accel.backends",
             "minitorch_accel.backends.host_limits",
             "minitorch_accel.backends.cuda",
+            "minitorch_accel.backends.cpu_threads",
         ),
     ),
     Page(

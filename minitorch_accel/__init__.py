@@ -109,6 +109,11 @@ from . import (
     utils,
 )
 
+# Intra-op threads on the CPU (``torch.set_num_threads``); importing the threaded
+# kernels registers them with the NumPy backend.
+from .backends.cpu_threads import get_num_threads, set_num_threads
+from .ops import threaded_kernels as _threaded_kernels  # noqa: F401
+
 float16 = _np.dtype("float16")
 float32 = _np.dtype("float32")
 float64 = _np.dtype("float64")
@@ -150,6 +155,8 @@ from .ops.unary import cos, log1p, rsqrt, sign, sin, tan  # noqa: E402
 from .size import Size  # noqa: E402
 
 __all__ = [
+    "get_num_threads",
+    "set_num_threads",
     "load",
     "save",
     "amp",

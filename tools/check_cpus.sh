@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The test suite under every OpenBLAS kernel this CPU can run, at 1 and 2 BLAS threads.
+# The test suite under every OpenBLAS kernel this CPU can run, at 1 and 2 threads (BLAS's
+# and the framework's own, MINITORCH_ACCEL_NUM_THREADS, set alike).
 #
 # A numeric test must not depend on the CPU model, the BLAS kernel or the thread count:
 # CI runs on whatever machine it is given (Intel one day, AMD the next). OpenBLAS picks
@@ -21,10 +22,10 @@ for core in "${cores[@]}"; do
   for n in "${threads[@]}"; do
     arch=$(OPENBLAS_CORETYPE=$core "$PYTHON" -c \
       "import numpy; from threadpoolctl import threadpool_info as t; print(*[i.get('architecture') for i in t() if i['internal_api'] == 'openblas'])" 2>/dev/null)
-    echo "== OPENBLAS_CORETYPE=$core OPENBLAS_NUM_THREADS=$n (OpenBLAS reports: ${arch:-?})"
+    echo "== OPENBLAS_CORETYPE=$core OPENBLAS_NUM_THREADS=$n MINITORCH_ACCEL_NUM_THREADS=$n (OpenBLAS reports: ${arch:-?})"
     start=$(date +%s)
     # shellcheck disable=SC2086
-    OPENBLAS_CORETYPE=$core OPENBLAS_NUM_THREADS=$n \
+    OPENBLAS_CORETYPE=$core OPENBLAS_NUM_THREADS=$n MINITORCH_ACCEL_NUM_THREADS=$n \
       "$PYTHON" -m pytest -p no:cacheprovider ${PYTEST_ARGS:-} 2>&1 | tail -n 15
     rc=${PIPESTATUS[0]}
     took=$(( $(date +%s) - start ))

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from . import cpu_threads
 from .base import Backend
 
 if TYPE_CHECKING:
@@ -57,3 +58,9 @@ class NumpyBackend(Backend):
         """Seed every device's generator of this backend."""
         self._seed = int(seed)
         self._generators.clear()
+
+    def kernel(self, name: str) -> Any:
+        """The threaded CPU kernel ``name`` when several threads are in use, else None
+        (see :mod:`~minitorch_accel.backends.cpu_threads`).
+        """
+        return cpu_threads.threaded_kernel(name)

@@ -37,9 +37,13 @@ class Conv2d(Function):
     fresh_grads = True  # each gradient is the new output of one of the Functions below
 
     def forward(self, x: Any, w: Any, b: Any, *, keep_cols: bool, **conv: Any) -> Any:
-        y, cols = conv2d_forward(
-            self.xp, x, w, b, **conv, fast_im2col=self.device.backend.kernel("im2col")
-        )
+        threaded = self.device.backend.kernel("conv2d_forward")  # the CPU's thread pool
+        if threaded is not None:
+            y, cols = threaded(x, w, b, **conv)
+        else:
+            y, cols = conv2d_forward(
+                self.xp, x, w, b, **conv, fast_im2col=self.device.backend.kernel("im2col")
+            )
         self.conv = conv
         self.cols = cols if keep_cols else None  # (M, K): reused by grad_weight
         return y

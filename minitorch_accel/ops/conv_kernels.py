@@ -205,18 +205,21 @@ class Cols:
     geometry: ConvGeometry
 
 
-def im2col(xp: Any, x: Array, geo: ConvGeometry, ones_row: bool = False) -> Cols:
+def im2col(
+    xp: Any, x: Array, geo: ConvGeometry, ones_row: bool = False, out: Array | None = None
+) -> Cols:
     """Copy every receptive field of ``x`` into one row (column) of the cols matrix.
 
     K is ordered (kh, kw, c) in both layouts, matching :func:`weight_matrix`.
     ``ones_row`` appends a row of ones to kernel-major cols (ignored for channels-last).
+    ``out``, when given, is the cols buffer to fill (the images' part of a larger one).
     """
     n, _, cg, kh, kw = geo.x_shape[0], *geo.w_shape
     (oh, ow), (sh, sw), (dh, dw), g = geo.out_hw, geo.stride, geo.dilation, geo.groups
     k = kh * kw * cg
     if geo.channels_last:
         src = padded(xp, x, geo.padding, 0.0, NHWC).transpose(0, 2, 3, 1)
-        cols = buffer_cache.empty(xp, (g, geo.rows, k), x.dtype)
+        cols = buffer_cache.empty(xp, (g, geo.rows, k), x.dtype) if out is None else out
         for gi in range(g):
             part = src[..., gi * cg : (gi + 1) * cg]
             s_n, s_h, s_w, s_c = part.strides
@@ -226,7 +229,8 @@ def im2col(xp: Any, x: Array, geo: ConvGeometry, ones_row: bool = False) -> Cols
             cols[gi].reshape(n, oh, ow, kh, kw, cg)[...] = view
     else:
         src = padded(xp, x, geo.padding, 0.0, NCHW)
-        cols = buffer_cache.empty(xp, (g, k + ones_row, geo.rows), x.dtype)
+        shape = (g, k + ones_row, geo.rows)
+        cols = buffer_cache.empty(xp, shape, x.dtype) if out is None else out
         cols[:, k:] = 1
         for gi in range(g):
             part = src[:, gi * cg : (gi + 1) * cg]
@@ -343,14 +347,26 @@ def conv2d_grad_input(
     geo = conv_geometry(x_shape, w.shape, stride, padding, dilation, groups)
     n, c, h, wd = geo.x_shape
     o, cg, kh, kw = geo.w_shape
-    (ph, pw), (dh, dw), og = geo.padding, geo.dilation, o // groups
-    gy = grad_rows(xp, grad_y, geo)
+    (ph, pw), og = geo.padding, o // groups
     w5 = weight_matrix(xp, w, groups).reshape(groups, og, kh, kw, cg)
     order = NHWC if geo.channels_last else (1, 0, 2, 3)  # (C, N, H, W) when kernel-major
     gx = empty_with_layout(xp, (n, c, h + 2 * ph, wd + 2 * pw), grad_y.dtype, order)
+    col2im(xp, grad_rows(xp, grad_y, geo), w5, geo, gx)
+    return gx[:, :, ph : ph + h, pw : pw + wd]
+
+
+def col2im(xp: Any, gy: Array, w5: Array, geo: ConvGeometry, gx: Array) -> None:
+    """Write into the padded input gradient ``gx`` the sum over kernel offsets of
+    ``gy @ w[:, :, kh, kw]``, each added into the strided slice that offset read.
+
+    ``gy`` is ``grad_y`` as (M, O) rows (:func:`grad_rows`); ``w5`` the weight as
+    (groups, O/g, KH, KW, C/g).
+    """
+    groups, og, kh, kw, cg = w5.shape
+    (dh, dw) = geo.dilation
     gx[...] = 0
     part_shape = (geo.rows, cg) if geo.channels_last else (cg, geo.rows)
-    part = buffer_cache.empty(xp, part_shape, grad_y.dtype)
+    part = buffer_cache.empty(xp, part_shape, gy.dtype)
     n, _, oh, ow = geo.y_shape
     for gi in range(groups):
         gy_g = gy[:, gi * og : (gi + 1) * og]
@@ -365,7 +381,6 @@ def conv2d_grad_input(
                 else:
                     gemm(xp, w5[gi, :, i, j, :].T, gy_g.T, out=part)
                     target += part.reshape(cg, n, oh, ow).transpose(1, 0, 2, 3)
-    return gx[:, :, ph : ph + h, pw : pw + wd]
 
 
 def conv2d_grad_weight(

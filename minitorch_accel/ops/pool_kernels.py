@@ -101,11 +101,17 @@ def _offsets(geo: PoolGeometry) -> list[tuple[int, int]]:
     return [(i, j) for i in range(geo.kernel[0]) for j in range(geo.kernel[1])]
 
 
-def _grad_canvas(xp: Any, geo: PoolGeometry, dtype: Any, order: tuple[int, ...]) -> Array:
-    """Padded input-gradient buffer; zeroed except where tiling windows overwrite it."""
+def _grad_canvas(
+    xp: Any, geo: PoolGeometry, dtype: Any, order: tuple[int, ...], out: Array | None = None
+) -> Array:
+    """Padded input-gradient buffer (``out`` if given); zeroed except where tiling
+    windows overwrite it.
+    """
     n, c, h, w = geo.x_shape
     (ph, pw), (oh, ow), (kh, kw) = geo.padding, geo.out_hw, geo.kernel
-    canvas = empty_with_layout(xp, (n, c, h + 2 * ph, w + 2 * pw), dtype, order)
+    canvas = out
+    if canvas is None:
+        canvas = empty_with_layout(xp, (n, c, h + 2 * ph, w + 2 * pw), dtype, order)
     if geo.tiles:  # only the rows/columns no window covers need zeros
         canvas[:, :, oh * kh :] = 0
         canvas[:, :, :, ow * kw :] = 0
@@ -120,9 +126,14 @@ def _interior(canvas: Array, geo: PoolGeometry) -> Array:
 
 
 def max_pool2d_forward(
-    xp: Any, x: Array, kernel_size: IntPair, stride: IntPair | None = None, padding: IntPair = 0
+    xp: Any,
+    x: Array,
+    kernel_size: IntPair,
+    stride: IntPair | None = None,
+    padding: IntPair = 0,
+    out: Array | None = None,
 ) -> Array:
-    """Max pooling of NCHW ``x`` (padding counts as -inf).
+    """Max pooling of NCHW ``x`` (padding counts as -inf), into ``out`` if given.
 
     Returns
     -------
@@ -141,7 +152,7 @@ def max_pool2d_forward(
     if kh > 1:
         rows = empty_with_layout(xp, (*x.shape[:2], oh, source.shape[3]), x.dtype, order)
         _running_max(xp, row_views, rows)
-    y = empty_with_layout(xp, geo.y_shape, x.dtype, order)
+    y = empty_with_layout(xp, geo.y_shape, x.dtype, order) if out is None else out
     _running_max(xp, [rows[:, :, :, j : j + sw * (ow - 1) + 1 : sw] for j in range(kw)], y)
     return y
 
@@ -164,6 +175,7 @@ def max_pool2d_backward(
     kernel_size: IntPair,
     stride: IntPair | None = None,
     padding: IntPair = 0,
+    out: Array | None = None,
 ) -> Array:
     """Gradient of max pooling: each window's gradient goes to its *first* maximum.
 
@@ -180,8 +192,12 @@ def max_pool2d_backward(
         The forward input.
     y : array
         The forward output of :func:`max_pool2d_forward`.
+    out : array, optional
+        Shaped like ``x``: the gradient is written there (only without padding).
     """
     geo = pool_geometry("max_pool2d", x.shape, kernel_size, stride, padding)
+    if out is not None and geo.padding != (0, 0):
+        raise ValueError("max_pool2d backward: out= needs padding 0")
     if tuple(grad_y.shape) != geo.y_shape or tuple(y.shape) != geo.y_shape:
         raise ValueError(
             f"max_pool2d backward: grad_output {tuple(grad_y.shape)} and output "
@@ -190,7 +206,7 @@ def max_pool2d_backward(
     order = physical_order(x)
     grad_y = _with_layout(xp, grad_y, order)
     source = padded(xp, x, geo.padding, float("-inf"))
-    canvas = _grad_canvas(xp, geo, grad_y.dtype, order)
+    canvas = _grad_canvas(xp, geo, grad_y.dtype, order, out)
     offsets = _offsets(geo)
     mask = empty_with_layout(xp, geo.y_shape, bool, order)
     remaining = empty_with_layout(xp, geo.y_shape, grad_y.dtype, order)

@@ -1,0 +1,299 @@
+"""Every core of the CPU: the LeNet step at 1..N threads, minitorch_accel beside PyTorch.
+
+Each measurement runs in a fresh process with the thread count fixed before anything is
+imported (``MINITORCH_ACCEL_NUM_THREADS``, ``OPENBLAS_NUM_THREADS``, ``OMP_NUM_THREADS``
+and ``torch.set_num_threads``), the two frameworks alternating (A B, then B A, ...):
+in one process their thread pools keep spinning after their work and slow each other
+down. Printed: the median ms/step of each over ``--rounds`` processes, their ratio
+(ours / PyTorch; below 1 is faster), and the speed-up curve of each (time at 1 thread
+over time at n threads).
+
+``--fashion`` also times 3 epochs of Fashion-MNIST end to end (loading, training with
+each framework's own DataLoader, evaluation) at batch 64 and ``--fashion-threads``
+threads, for both, and prints the wall times, their ratio and the test accuracies. It
+needs the dataset on disk (``apt-get install dataset-fashion-mnist``, or a copy under
+``$MINITORCH_ACCEL_DATA/fashion-mnist``); without it, it says so and skips.
+
+Run: ``python benchmarks/threads.py`` (1..all cores, batches 64 and 256),
+``python benchmarks/threads.py --threads 1,2 --fashion``, ``--plot curve.png``;
+``--no-pool`` adds a row for ours with BLAS's threads only (the pool held to one).
+Figures from a machine shared with other work are noisy: compare ratios from one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+FRAMEWORKS = ("ours", "torch")
+#: ``--no-pool``: ours with BLAS threads only, the pool off (what the threads add).
+NO_POOL = "ours, no pool"
+
+
+def thread_env(threads: int) -> dict[str, str]:
+    """The environment of a child measured at ``threads`` threads."""
+    n = str(threads)
+    return {
+        **os.environ,
+        "PYTHONPATH": str(HERE.parent),
+        "MINITORCH_ACCEL_NUM_THREADS": n,
+        "OPENBLAS_NUM_THREADS": n,
+        "OMP_NUM_THREADS": n,
+        "MKL_NUM_THREADS": n,
+    }
+
+
+def step_child(framework: str, threads: int, batch: int, steps: int) -> dict[str, float]:
+    """Runs in a child process: the median ms of ``steps`` LeNet steps."""
+    from lenet_step import median_ms, ours_step, torch_step
+
+    if framework == "torch":
+        import torch
+
+        torch.set_num_threads(threads)
+        step = torch_step(batch, "cpu")
+    elif framework == NO_POOL:  # the environment holds the pool to one thread
+        step = ours_step(batch, "cpu")
+    else:
+        import minitorch_accel as mta
+
+        mta.set_num_threads(threads)
+        step = ours_step(batch, "cpu")
+    return {"ms": median_ms(step, lambda: None, steps=steps, warmup=3)}
+
+
+def fashion_child(framework: str, threads: int, epochs: int, batch: int) -> dict[str, float]:
+    """Runs in a child process: Fashion-MNIST end to end; wall seconds and accuracy."""
+    start = time.perf_counter()
+    from minitorch_accel.datasets import FashionMNIST
+
+    train = FashionMNIST(train=True, download=False, normalize=True).arrays
+    test = FashionMNIST(train=False, download=False, normalize=True).arrays
+    run = _fashion_torch if framework == "torch" else _fashion_ours
+    accuracy = run(train, test, threads, epochs, batch)
+    return {"seconds": time.perf_counter() - start, "accuracy": accuracy}
+
+
+def _fashion_ours(train: Any, test: Any, threads: int, epochs: int, batch: int) -> float:
+    import minitorch_accel as mta
+    from minitorch_accel import nn, optim
+    from minitorch_accel.data import DataLoader, TensorDataset
+    from minitorch_accel.models import LeNet
+
+    mta.set_num_threads(threads)
+    mta.manual_seed(0)
+    model = LeNet()
+    opt = optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    loss_fn = nn.CrossEntropyLoss()
+    loader = DataLoader(TensorDataset(*train), batch_size=batch, shuffle=True, seed=0)
+    for _ in range(epochs):
+        model.train()
+        for x, y in loader:
+            opt.zero_grad()
+            loss_fn(model(x), y).backward()
+            opt.step()
+    model.eval()
+    correct = 0
+    with mta.no_grad():
+        for x, y in DataLoader(TensorDataset(*test), batch_size=1000):
+            correct += int((model(x).argmax(dim=1) == y).sum().item())
+    return correct / len(test[1])
+
+
+def _fashion_torch(train: Any, test: Any, threads: int, epochs: int, batch: int) -> float:
+    import torch
+    from lenet_step import torch_parts
+
+    torch.set_num_threads(threads)
+    model, _, loss_fn, _, _ = torch_parts(1, "cpu")
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    tensors = [torch.from_numpy(a) for a in train]
+    loader = torch.utils.data.DataLoader(
+        torch.utils.data.TensorDataset(*tensors),
+        batch_size=batch,
+        shuffle=True,
+        generator=torch.Generator().manual_seed(0),
+    )
+    for _ in range(epochs):
+        model.train()
+        for x, y in loader:
+            opt.zero_grad()
+            loss_fn(model(x), y).backward()
+            opt.step()
+    model.eval()
+    with torch.no_grad():
+        logits = model(torch.from_numpy(test[0]))
+    return float((logits.argmax(dim=1) == torch.from_numpy(test[1])).float().mean())
+
+
+def in_child(threads: int, *args: str) -> dict[str, float] | None:
+    """Run this script with ``args`` in a fresh process at ``threads`` threads."""
+    cmd = [sys.executable, __file__, "--child", *args, "--child-threads", str(threads)]
+    env = thread_env(threads)
+    if NO_POOL in args:
+        env["MINITORCH_ACCEL_NUM_THREADS"] = "1"
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if out.returncode != 0:
+        print(f"  (child {args} failed: {out.stderr.strip().splitlines()[-1:]})")
+        return None
+    result: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
+
+def measure_steps(
+    threads: list[int], batches: list[int], frameworks: list[str], steps: int, rounds: int
+) -> dict[tuple[str, int, int], float]:
+    """Median ms/step by (framework, threads, batch), over ``rounds`` alternating children."""
+    times: dict[tuple[str, int, int], list[float]] = {}
+    for batch in batches:
+        for n in threads:
+            for r in range(rounds):
+                for fw in frameworks if r % 2 == 0 else frameworks[::-1]:
+                    found = in_child(n, "step", fw, str(batch), str(steps))
+                    if found is not None:
+                        times.setdefault((fw, n, batch), []).append(found["ms"])
+    return {key: float(np.median(t)) for key, t in times.items()}
+
+
+def print_table(
+    found: dict[tuple[str, int, int], float], threads: list[int], batches: list[int]
+) -> None:
+    """The table: ms/step of each framework and the ratio, a column per (threads, batch)."""
+    columns = [(n, b) for n in threads for b in batches]
+    names = [f"{n} thr b{b}" for n, b in columns]
+    print(f"{'LeNet step, ms':<18}" + "".join(f"{name:>13}" for name in names))
+    for fw in (*FRAMEWORKS, NO_POOL) if any(k[0] == NO_POOL for k in found) else FRAMEWORKS:
+        cells = [found.get((fw, n, b), float("nan")) for n, b in columns]
+        print(f"{fw:<18}" + "".join(f"{c:>13.1f}" for c in cells))
+    ratios = [
+        found.get(("ours", n, b), float("nan")) / found.get(("torch", n, b), float("nan"))
+        for n, b in columns
+    ]
+    print(f"{'ratio ours/torch':<18}" + "".join(f"{r:>13.2f}" for r in ratios))
+
+
+def print_curves(
+    found: dict[tuple[str, int, int], float], threads: list[int], batches: list[int]
+) -> None:
+    """Speed-up over one thread (``t(1) / t(n)``) of each framework and batch."""
+    print(f"\n{'speed-up vs 1 thread':<22}" + "".join(f"{n:>7}" for n in threads))
+    for fw in FRAMEWORKS:
+        for b in batches:
+            base = found.get((fw, threads[0], b), float("nan"))
+            cells = [base / found.get((fw, n, b), float("nan")) for n in threads]
+            print(f"{fw + ' b' + str(b):<22}" + "".join(f"{c:>7.2f}" for c in cells))
+
+
+def plot_curves(
+    found: dict[tuple[str, int, int], float], threads: list[int], batches: list[int], path: str
+) -> None:
+    """The speed-up curves as a figure at ``path``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5, 3.5))
+    for fw in FRAMEWORKS:
+        for b in batches:
+            base = found.get((fw, threads[0], b), float("nan"))
+            ys = [base / found.get((fw, n, b), float("nan")) for n in threads]
+            ax.plot(threads, ys, marker="o", label=f"{fw}, batch {b}")
+    ax.plot(threads, [n / threads[0] for n in threads], "k:", label="linear")
+    ax.set_xlabel("threads")
+    ax.set_ylabel("speed-up of the LeNet step")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path)
+    print(f"(speed-up curves written to {path})")
+
+
+def run_fashion(threads: int, frameworks: list[str], epochs: int) -> None:
+    """Time Fashion-MNIST end to end for each framework, or say why not."""
+    from minitorch_accel.datasets import FashionMNIST
+    from minitorch_accel.datasets.mnist import find_files, search_dirs
+
+    dirs = search_dirs(FashionMNIST.subdir, None, FashionMNIST.extra_dirs)
+    if find_files(["train-images-idx3-ubyte"], dirs) is None:
+        print(
+            "\nFashion-MNIST end to end: skipped, the dataset is not on disk "
+            "(apt-get install dataset-fashion-mnist, or put it under "
+            "$MINITORCH_ACCEL_DATA/fashion-mnist)"
+        )
+        return
+    print(f"\nFashion-MNIST, {epochs} epochs at batch 64, {threads} threads, end to end:")
+    found = {}
+    for fw in frameworks:
+        result = in_child(threads, "fashion", fw, str(epochs), "64")
+        if result is not None:
+            found[fw] = result
+            print(f"  {fw:<6} {result['seconds']:7.1f} s   accuracy {result['accuracy']:.2%}")
+    if len(found) == 2:
+        ratio = found["ours"]["seconds"] / found["torch"]["seconds"]
+        gap = 100 * (found["ours"]["accuracy"] - found["torch"]["accuracy"])
+        print(f"  ratio ours/torch {ratio:.2f}; accuracy difference {gap:+.1f} pt")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    from minitorch_accel.backends.cpu_threads import available_cpus
+
+    cores = available_cpus()
+    parser.add_argument("--threads", default=",".join(str(n) for n in range(1, cores + 1)))
+    parser.add_argument("--batches", default="64,256")
+    parser.add_argument("--steps", type=int, default=20, help="timed steps per process")
+    parser.add_argument("--rounds", type=int, default=3, help="processes per framework")
+    parser.add_argument("--plot", default=None, help="write the speed-up curves there")
+    parser.add_argument("--no-pool", action="store_true", help="add ours with the pool off")
+    parser.add_argument("--fashion", action="store_true", help="also Fashion-MNIST end to end")
+    parser.add_argument("--fashion-threads", type=int, default=cores)
+    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--child", nargs="+", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--child-threads", type=int, default=1, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        kind, fw, *rest = args.child
+        if kind == "step":
+            result = step_child(fw, args.child_threads, int(rest[0]), int(rest[1]))
+        else:
+            result = fashion_child(fw, args.child_threads, int(rest[0]), int(rest[1]))
+        print(json.dumps(result))
+        return
+    try:
+        import torch  # noqa: F401
+
+        frameworks = list(FRAMEWORKS)
+    except ImportError:
+        frameworks = ["ours"]
+        print("(PyTorch is not installed: ours only)")
+    if args.no_pool:
+        frameworks.append(NO_POOL)
+    threads = [int(n) for n in args.threads.split(",")]
+    batches = [int(b) for b in args.batches.split(",")]
+    print(
+        f"LeNet training step (forward, loss, backward, SGD), {cores} cores available; "
+        f"median of {args.rounds} processes x {args.steps} steps each\n"
+    )
+    found = measure_steps(threads, batches, frameworks, args.steps, args.rounds)
+    print_table(found, threads, batches)
+    print_curves(found, threads, batches)
+    if args.plot:
+        plot_curves(found, threads, batches, args.plot)
+    if args.fashion:
+        run_fashion(args.fashion_threads, frameworks, args.epochs)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,348 @@
+"""The CPU thread pool and the threaded kernels: same results at 1, 2 and 4 threads.
+
+Elementwise and pooling kernels do the same operations in the same order on every
+element at any thread count, so they are compared bit for bit. Convolutions run a GEMM
+per chunk of images, and BLAS may choose another kernel for a smaller matrix: those are
+compared in float64 with ``rtol=1e-12``, and the LeNet steps in float32 with
+``rtol=1e-5, atol=1e-6`` (three steps of rounding differences of 1e-7).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import minitorch_accel as mta
+from minitorch_accel import nn, optim
+from minitorch_accel.backends import cpu_threads
+from minitorch_accel.models import LeNet
+from minitorch_accel.ops import conv_kernels as ck
+from minitorch_accel.ops import pool_kernels as pk
+from minitorch_accel.ops import threaded_kernels as tk
+from minitorch_accel.ops.layout import physical_order
+
+ROOT = Path(__file__).resolve().parent.parent
+THREADS = (1, 2, 4)
+
+
+@pytest.fixture(autouse=True)
+def keep_thread_count() -> Iterator[None]:
+    """Restore the thread count and BLAS's own after each test."""
+    before = mta.get_num_threads()
+    libs = cpu_threads._blas.libs()
+    blas_before = [lib.num_threads for lib in libs]
+    yield
+    mta.set_num_threads(before)
+    for lib, n in zip(libs, blas_before, strict=True):
+        lib.set_num_threads(n)
+
+
+@pytest.fixture
+def splits(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The ``total`` of every parallel_for call the threaded kernels make."""
+    calls: list[int] = []
+    original = tk.parallel_for
+
+    def spy(total: int, fn: Any, grain: int = 1) -> None:
+        calls.append(total)
+        original(total, fn, grain)
+
+    monkeypatch.setattr(tk, "parallel_for", spy)
+    return calls
+
+
+def at_threads(fn: Any, *args: Any, **kwargs: Any) -> dict[int, Any]:
+    """``fn(*args, **kwargs)`` run at 1, 2 and 4 threads; copies of the results."""
+    results = {}
+    for n in THREADS:
+        mta.set_num_threads(n)
+        out = fn(*args, **kwargs)
+        results[n] = tuple(np.copy(a) for a in out) if isinstance(out, tuple) else np.copy(out)
+    return results
+
+
+def channels_last(x: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(x.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
+
+
+def test_chunk_bounds_cover_the_range_in_order() -> None:
+    assert cpu_threads.chunk_bounds(10, 3) == [(0, 3), (3, 6), (6, 10)]
+    assert cpu_threads.chunk_bounds(2, 4) == [(0, 1), (1, 2)]
+    assert cpu_threads.chunk_bounds(5, 1) == [(0, 5)]
+
+
+def test_parallel_for_runs_every_chunk_once_and_reraises() -> None:
+    mta.set_num_threads(4)
+    seen: list[tuple[int, int]] = []
+    lock = threading.Lock()
+
+    def record(s: int, e: int) -> None:
+        with lock:
+            seen.append((s, e))
+
+    cpu_threads.parallel_for(103, record)
+    assert sorted(seen) == cpu_threads.chunk_bounds(103, 4 * cpu_threads.CHUNKS_PER_THREAD)
+
+    # two chunks that wait for each other finish only if two threads run them
+    mta.set_num_threads(2)
+    meet = threading.Barrier(2, timeout=30)
+
+    def wait_for_the_other(s: int, e: int) -> None:
+        meet.wait()
+
+    cpu_threads.parallel_for(2, wait_for_the_other)
+
+    def fail(s: int, e: int) -> None:
+        if s > 0:
+            raise KeyError(f"chunk {s}")
+
+    with pytest.raises(KeyError, match="chunk"):
+        cpu_threads.parallel_for(8, fail)
+
+
+def test_set_num_threads_rejects_bad_values() -> None:
+    for bad in (0, -1, 2.5, True, "2"):
+        with pytest.raises(ValueError, match="positive int"):
+            mta.set_num_threads(bad)  # type: ignore[arg-type]
+
+
+def test_default_follows_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(cpu_threads.ENV_VAR, "3")
+    assert cpu_threads.default_num_threads() == 3
+    monkeypatch.setenv(cpu_threads.ENV_VAR, "zero")
+    with pytest.raises(ValueError, match="MINITORCH_ACCEL_NUM_THREADS='zero'"):
+        cpu_threads.default_num_threads()
+    monkeypatch.delenv(cpu_threads.ENV_VAR)
+    assert cpu_threads.default_num_threads() == cpu_threads.available_cpus()
+    assert 1 <= cpu_threads.available_cpus() <= len(os.sched_getaffinity(0))
+
+
+def test_cgroup_quota_is_read_as_whole_cpus(tmp_path: Path) -> None:
+    quota = tmp_path / "cpu.max"
+    for text, cpus in (("200000 100000\n", 2), ("150000 100000\n", 2), ("max 100000\n", None)):
+        quota.write_text(text)
+        assert cpu_threads._cgroup_cpu_limit(str(quota)) == cpus
+    assert cpu_threads._cgroup_cpu_limit(str(tmp_path / "absent")) is None
+
+
+@pytest.mark.parametrize("layout", [np.ascontiguousarray, channels_last])
+def test_relu_is_bit_identical(layout: Any, rng: np.random.Generator, splits: list[int]) -> None:
+    x = layout(rng.standard_normal((6, 5, 130, 131)).astype(np.float32))
+    grad = layout(rng.standard_normal(x.shape).astype(np.float32))
+    forward = at_threads(tk.relu_forward, x)
+    backward = at_threads(tk.relu_backward, forward[1], grad)
+    for n in THREADS:
+        np.testing.assert_array_equal(forward[n], np.maximum(x, 0))
+        np.testing.assert_array_equal(backward[n], grad * (np.maximum(x, 0) > 0))
+    mta.set_num_threads(2)
+    assert physical_order(tk.relu_forward(x)) == physical_order(x)
+    assert splits and min(splits) == x.size  # the work did go through the pool
+
+
+@pytest.mark.parametrize("layout", [np.ascontiguousarray, channels_last])
+@pytest.mark.parametrize("kernel, stride", [(2, 2), (3, 1)])
+def test_max_pool_is_bit_identical(
+    layout: Any, kernel: int, stride: int, rng: np.random.Generator, splits: list[int]
+) -> None:
+    # rounded values: many ties, where the gradient must go to the first maximum
+    x = layout(np.round(rng.standard_normal((7, 4, 12, 13)), 1).astype(np.float32))
+    geo = pk.pool_geometry("max_pool2d", x.shape, kernel, stride, 0)
+    y_ref = pk.max_pool2d_forward(np, x, kernel, stride).copy()
+    grad = layout(rng.standard_normal(y_ref.shape).astype(np.float32))
+    gx_ref = pk.max_pool2d_backward(np, grad, x, y_ref, kernel, stride).copy()
+    forward = at_threads(tk.max_pool2d_forward, x, geo, False)
+    backward = at_threads(tk.max_pool2d_backward, grad, x, y_ref, geo, False)
+    for n in THREADS:
+        np.testing.assert_array_equal(forward[n], y_ref)
+        np.testing.assert_array_equal(backward[n], gx_ref)
+    assert splits == [x.shape[0]] * 6
+
+
+CONV_CASES = [
+    # (x shape, w shape, stride, padding, dilation, groups): a first layer (kernel-major
+    # cols, bias in the GEMM), channels-last cols, padding and stride, groups
+    ((5, 1, 12, 12), (6, 1, 3, 3), 1, 0, 1, 1),
+    ((5, 8, 10, 9), (16, 8, 3, 3), 1, 0, 1, 1),
+    ((3, 16, 9, 11), (8, 8, 3, 2), 2, 1, (1, 2), 2),
+]
+
+
+@pytest.mark.parametrize("case", CONV_CASES)
+def test_conv_matches_the_reference(
+    case: tuple[Any, ...], rng: np.random.Generator, splits: list[int]
+) -> None:
+    x_shape, w_shape, stride, padding, dilation, groups = case
+    conv = {"stride": stride, "padding": padding, "dilation": dilation, "groups": groups}
+    x = channels_last(rng.standard_normal(x_shape))
+    w = rng.standard_normal(w_shape)
+    b = rng.standard_normal(w_shape[0])
+    y_ref, cols_ref = ck.conv2d_forward(np, x, w, b, **conv)
+    y_ref, cols_ref = y_ref.copy(), cols_ref.matrix.copy()
+    grad_y = rng.standard_normal(y_ref.shape)
+    gx_ref = ck.conv2d_grad_input(np, grad_y, w, x_shape, **conv).copy()
+    geo = ck.conv_geometry(x_shape, w_shape, **conv, channel_major_k=True)
+
+    def forward_arrays() -> tuple[np.ndarray, np.ndarray]:
+        y, cols = tk.conv2d_forward(x, w, b, **conv)
+        return y, cols.matrix
+
+    forward = at_threads(forward_arrays)
+    grad_x = at_threads(tk.conv2d_grad_input, grad_y, w, geo)
+    for n in THREADS:
+        y, cols = forward[n]
+        np.testing.assert_array_equal(cols, cols_ref)  # a copy: exact
+        np.testing.assert_allclose(y, y_ref, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(grad_x[n], gx_ref, rtol=1e-12, atol=1e-12)
+    assert splits == [x_shape[0]] * 6
+
+
+def lenet_steps(threads: int, steps: int = 3, batch: int = 16) -> list[np.ndarray]:
+    """Parameters after ``steps`` SGD steps of LeNet at ``threads`` threads."""
+    mta.set_num_threads(threads)
+    mta.manual_seed(0)
+    model = LeNet()
+    opt = optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    data = np.random.default_rng(0)
+    x = mta.tensor(data.random((batch, 1, 28, 28), dtype=np.float32))
+    y = mta.tensor(data.integers(0, 10, batch))
+    for _ in range(steps):
+        opt.zero_grad()
+        nn.CrossEntropyLoss()(model(x), y).backward()
+        opt.step()
+    return [p.array.copy() for p in model.parameters()]
+
+
+@pytest.mark.slow
+def test_lenet_training_steps_agree_at_1_2_and_4_threads() -> None:
+    reference = lenet_steps(1)
+    for n in (2, 4):
+        for got, want in zip(lenet_steps(n), reference, strict=True):
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    assert mta.get_num_threads() == 4 and cpu_threads.pool_workers() >= 1
+
+
+def test_the_pool_is_safe_for_several_python_threads(rng: np.random.Generator) -> None:
+    mta.set_num_threads(2)
+    inputs = [channels_last(rng.standard_normal((6, 8, 10, 10))) for _ in range(4)]
+    w = rng.standard_normal((8, 8, 3, 3))
+    geo = pk.pool_geometry("max_pool2d", (6, 8, 8, 8), 2, None, 0)
+    wanted = [pk.max_pool2d_forward(np, ck.conv2d_forward(np, x, w)[0], 2).copy() for x in inputs]
+    errors: list[BaseException] = []
+
+    def tower(i: int) -> None:
+        try:
+            for _ in range(20):
+                y = tk.max_pool2d_forward(tk.conv2d_forward(inputs[i], w, None)[0], geo, True)
+                np.testing.assert_allclose(y, wanted[i], rtol=1e-12, atol=1e-12)
+        except BaseException as error:
+            errors.append(error)
+
+    towers = [threading.Thread(target=tower, args=(i,)) for i in range(4)]
+    for t in towers:
+        t.start()
+    for t in towers:
+        t.join(timeout=120)
+    assert not any(t.is_alive() for t in towers), "a tower hung"
+    assert errors == []
+
+
+def run_python(*parts: str, **env: str) -> str:
+    """Run the code ``parts`` (each dedented) in a fresh interpreter on this tree."""
+    environ = {**os.environ, "PYTHONPATH": str(ROOT), **env}
+    code = "\n".join(textwrap.dedent(part) for part in parts)
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=environ,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+LENET_STEP = """
+    import numpy as np
+    import minitorch_accel as mta
+    from minitorch_accel import nn, optim
+    from minitorch_accel.backends.cpu_threads import pool_workers
+    from minitorch_accel.models import LeNet
+    model = LeNet()
+    opt = optim.SGD(model.parameters(), lr=0.1)
+    x, y = mta.rand(8, 1, 28, 28), mta.tensor(np.arange(8) % 10)
+    nn.CrossEntropyLoss()(model(x), y).backward()
+    opt.step()
+"""
+
+
+@pytest.mark.slow
+def test_one_thread_starts_no_worker_and_one_blas_thread() -> None:
+    pytest.importorskip("threadpoolctl")
+    check = """
+        from threadpoolctl import threadpool_info
+        blas = [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+        print(mta.get_num_threads(), pool_workers(), blas)
+    """
+    out = run_python("import minitorch_accel as mta\nmta.set_num_threads(1)", LENET_STEP, check)
+    assert out.split()[:2] == ["1", "0"], out
+    assert "[1]" in out or "[1, 1]" in out, out
+    # the same from the environment, for the pool (BLAS keeps its own variable)
+    out = run_python(LENET_STEP, check, MINITORCH_ACCEL_NUM_THREADS="1")
+    assert out.split()[:2] == ["1", "0"], out
+
+
+@pytest.mark.slow
+def test_no_worker_is_left_running_at_exit() -> None:
+    # atexit handlers run after the interpreter has joined its non-daemon threads
+    out = run_python(
+        "import atexit\nimport minitorch_accel as mta\nmta.set_num_threads(4)",
+        LENET_STEP,
+        """
+        import threading
+        print("during", pool_workers())
+        atexit.register(lambda: print("at exit", pool_workers(), threading.active_count()))
+        """,
+    )
+    during = int(out.split("during")[1].split()[0])
+    assert during >= 1, out
+    assert "at exit 0 1" in out, out
+
+
+@pytest.mark.parametrize("rule", ["sgd", "adam"])
+def test_optimizer_updates_are_bit_identical(rule: str, rng: np.random.Generator) -> None:
+    from minitorch_accel.optim import threaded_updates as tu
+    from minitorch_accel.optim.adam import adam_update
+    from minitorch_accel.optim.sgd import sgd_update
+
+    shape = (600, 700)  # 420,000 elements: several chunks of ELEMENT_GRAIN
+    start = [rng.standard_normal(shape).astype(np.float32) for _ in range(5)]
+    start[3] = np.abs(start[3])  # second moments are non-negative
+    start[4] = np.abs(start[4])
+
+    def run(update: Any) -> list[np.ndarray]:
+        arrays = [a.copy() for a in start]
+        for step in (1, 2, 3):
+            if rule == "sgd":  # momentum, Nesterov, weight decay; arrays: p, grad, buf
+                update(np, *arrays[:3], 0.1, 0.9, 0.0, True, 1e-2, False, step == 1)
+            else:  # AMSGrad; arrays: p, grad, exp_avg, exp_avg_sq, max_exp_avg_sq
+                update(np, *arrays, step, 1e-3, 0.9, 0.999, 1e-8, 1e-2, True, True, False)
+        return arrays
+
+    threaded = tu.sgd_update_threaded if rule == "sgd" else tu.adam_update_threaded
+    want = run(sgd_update if rule == "sgd" else adam_update)
+    for n in THREADS:
+        mta.set_num_threads(n)
+        for got, expected in zip(run(threaded), want, strict=True):
+            np.testing.assert_array_equal(got, expected)
+        if n > 1:
+            assert cpu_threads.pool_workers() >= 1
