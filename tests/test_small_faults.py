@@ -86,7 +86,10 @@ def test_a_state_dict_from_a_scheduler_run_still_loads() -> None:
     optim.lr_scheduler.StepLR(sgd, step_size=1)  # adds "initial_lr" to the groups
     _, other = trained(optim.SGD, momentum=0.9)
     other.load_state_dict(sgd.state_dict())
-    other.step()
+    assert other.param_groups[0]["initial_lr"] == sgd.param_groups[0]["initial_lr"]
+    for a, b in zip(other.state.values(), sgd.state.values(), strict=True):
+        np.testing.assert_array_equal(a["momentum_buffer"].numpy(), b["momentum_buffer"].numpy())
+    other.step()  # the momentum buffers it loaded are used: no KeyError
 
 
 # ------------------------------------------------------------ module state dicts
