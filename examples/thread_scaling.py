@@ -3,11 +3,12 @@
 
 For each thread count, a fresh process times three pieces of work: a 1024 x 1024
 float32 matmul, the LeNet-style training step at batch 64, and an elementwise add of 4M
-values. Ours runs with the BLAS library's threads limited by ``threadpoolctl``; PyTorch
-with ``torch.set_num_threads``. Each framework runs in its own processes, alternated
-(A B A B), because the spinning threads of one slow the other down when they share a
-process. It prints medians, speed-ups against one thread, and the parallel fraction
-``p`` of Amdahl's law fitted to each curve: ``speed-up(t) = 1 / ((1 - p) + p / t)``.
+values. Ours runs with ``minitorch_accel.set_num_threads`` (its own pool and the BLAS
+library's threads); PyTorch with ``torch.set_num_threads``. Each framework runs in its
+own processes, alternated (A B A B), because the spinning threads of one slow the other
+down when they share a process. It prints medians, speed-ups against one thread, and
+the parallel fraction ``p`` of Amdahl's law fitted to each curve:
+``speed-up(t) = 1 / ((1 - p) + p / t)``.
 
 Run: ``python examples/thread_scaling.py [--threads 1,2] [--repeats 2] [--plot out.png]``
 """
@@ -38,31 +39,29 @@ def best_ms(fn: Callable[[], object], repeat: int = 7) -> float:
 
 
 def ours(threads: int) -> dict[str, float]:
-    from threadpoolctl import threadpool_limits
-
     import minitorch_accel as mta
     from minitorch_accel import nn, optim
     from minitorch_accel.models import LeNet
 
-    with threadpool_limits(limits=threads):
-        mta.manual_seed(0)
-        a, b = mta.randn(1024, 1024), mta.randn(1024, 1024)
-        model = LeNet()
-        opt = optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-        loss_fn = nn.CrossEntropyLoss()
-        x, y = mta.randn(64, 1, 28, 28), mta.tensor(np.arange(64) % 10)
-        u, v = mta.randn(2**22), mta.randn(2**22)
+    mta.set_num_threads(threads)  # the framework's pool and BLAS's threads
+    mta.manual_seed(0)
+    a, b = mta.randn(1024, 1024), mta.randn(1024, 1024)
+    model = LeNet()
+    opt = optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    loss_fn = nn.CrossEntropyLoss()
+    x, y = mta.randn(64, 1, 28, 28), mta.tensor(np.arange(64) % 10)
+    u, v = mta.randn(2**22), mta.randn(2**22)
 
-        def step() -> None:
-            opt.zero_grad()
-            loss_fn(model(x), y).backward()
-            opt.step()
+    def step() -> None:
+        opt.zero_grad()
+        loss_fn(model(x), y).backward()
+        opt.step()
 
-        return {
-            "matmul 1024": best_ms(lambda: a @ b),
-            "LeNet step b64": best_ms(step),
-            "add 4M": best_ms(lambda: u + v),
-        }
+    return {
+        "matmul 1024": best_ms(lambda: a @ b),
+        "LeNet step b64": best_ms(step),
+        "add 4M": best_ms(lambda: u + v),
+    }
 
 
 def torch_side(threads: int) -> dict[str, float]:
