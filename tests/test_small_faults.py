@@ -23,6 +23,10 @@ from minitorch_accel.datasets import MNIST, write_idx
         ),
         (lambda: nn.Conv2d(1, 2, (3, 0)), r"kernel_size=\(3, 0\)"),
         (lambda: nn.Conv2d(0, 2, 3), r"in_channels must be >= 1"),
+        (
+            lambda: nn.Conv1d(1, 2, 0),
+            r"every kernel size >= 1, got Conv1d\(1, 2, kernel_size=0\)",
+        ),
         (lambda: nn.Linear(0, 3), r"Linear: in_features must be at least 1, got 0"),
     ],
 )

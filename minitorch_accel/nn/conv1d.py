@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import math
-
-from .. import factories
 from ..backends import DeviceLike
 from ..convert import DTypeLike
 from ..tensor import Tensor
 from . import functional as F
-from . import init
+from .conv_layers import conv_parameters, reset_conv_parameters
 from .module import Module
 from .parameter import Parameter
 
@@ -43,31 +40,20 @@ class Conv1d(Module):
         dtype: DTypeLike = None,
     ) -> None:
         super().__init__()
-        if groups < 1 or in_channels % groups or out_channels % groups:
-            raise ValueError(
-                f"Conv1d: in_channels ({in_channels}) and out_channels ({out_channels}) "
-                f"must both be divisible by groups ({groups})"
-            )
         self.in_channels, self.out_channels, self.kernel_size = (
             in_channels,
             out_channels,
             kernel_size,
         )
         self.stride, self.padding, self.dilation, self.groups = stride, padding, dilation, groups
-        shape = (out_channels, in_channels // groups, kernel_size)
-        self.weight = Parameter(factories.empty(*shape, device=device, dtype=dtype))
-        self.bias = (
-            Parameter(factories.empty(out_channels, device=device, dtype=dtype)) if bias else None
+        self.weight, self.bias = conv_parameters(
+            "Conv1d", in_channels, out_channels, (kernel_size,), groups, bias, device, dtype
         )
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
         """Draw new initial weights (and bias) as the constructor does."""
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in = self.weight.shape[1] * self.kernel_size
-            bound = 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0
-            init.uniform_(self.bias, -bound, bound)
+        reset_conv_parameters(self.weight, self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
         """Convolve ``input`` (N, in_channels, L)."""

@@ -24,6 +24,45 @@ def _pair(value: IntPair, name: str) -> tuple[int, int]:
     return (value[0], value[1])
 
 
+def conv_parameters(
+    layer: str,
+    in_channels: int,
+    out_channels: int,
+    kernel_size: tuple[int, ...],
+    groups: int,
+    bias: bool,
+    device: DeviceLike | None,
+    dtype: DTypeLike,
+) -> tuple[Parameter, Parameter | None]:
+    """The checked, uninitialized ``(weight, bias)`` of a convolution layer ``layer``
+    (``"Conv1d"``, ``"Conv2d"``): weight (out, in // groups, *kernel_size).
+    """
+    if groups < 1 or in_channels % groups or out_channels % groups:
+        raise ValueError(
+            f"{layer}: in_channels ({in_channels}) and out_channels ({out_channels}) "
+            f"must both be divisible by groups ({groups})"
+        )
+    if in_channels < 1 or out_channels < 0 or min(kernel_size) < 1:
+        kernel = kernel_size[0] if len(kernel_size) == 1 else kernel_size
+        raise ValueError(
+            f"{layer}: in_channels must be >= 1, out_channels >= 0 and every kernel size "
+            f">= 1, got {layer}({in_channels}, {out_channels}, kernel_size={kernel})"
+        )
+    shape = (out_channels, in_channels // groups, *kernel_size)
+    weight = Parameter(factories.empty(*shape, device=device, dtype=dtype))
+    bias_ = Parameter(factories.empty(out_channels, device=device, dtype=dtype)) if bias else None
+    return weight, bias_
+
+
+def reset_conv_parameters(weight: Parameter, bias: Parameter | None) -> None:
+    """PyTorch's initialization of a convolution: U(-k, k), ``k = 1 / sqrt(fan_in)``."""
+    init.kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is not None:
+        fan_in, _ = init._calculate_fan_in_and_fan_out(weight)
+        bound = 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0
+        init.uniform_(bias, -bound, bound)
+
+
 class Conv2d(Module):
     """2-D convolution (cross-correlation, as every framework computes it).
 
@@ -67,36 +106,19 @@ class Conv2d(Module):
         dtype: DTypeLike = None,
     ) -> None:
         super().__init__()
-        if groups < 1 or in_channels % groups or out_channels % groups:
-            raise ValueError(
-                f"Conv2d: in_channels ({in_channels}) and out_channels ({out_channels}) "
-                f"must both be divisible by groups ({groups})"
-            )
         self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
         self.kernel_size = _pair(kernel_size, "kernel_size")
         self.stride = _pair(stride, "stride")
         self.padding = _pair(padding, "padding")
         self.dilation = _pair(dilation, "dilation")
-        if in_channels < 1 or out_channels < 0 or min(self.kernel_size) < 1:
-            raise ValueError(
-                f"Conv2d: in_channels must be >= 1, out_channels >= 0 and every kernel size "
-                f">= 1, got Conv2d({in_channels}, {out_channels}, "
-                f"kernel_size={self.kernel_size})"
-            )
-        shape = (out_channels, in_channels // groups, *self.kernel_size)
-        self.weight = Parameter(factories.empty(*shape, device=device, dtype=dtype))
-        self.bias = (
-            Parameter(factories.empty(out_channels, device=device, dtype=dtype)) if bias else None
+        self.weight, self.bias = conv_parameters(
+            "Conv2d", in_channels, out_channels, self.kernel_size, groups, bias, device, dtype
         )
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
         """Draw new initial weights (and bias) as the constructor does."""
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0
-            init.uniform_(self.bias, -bound, bound)
+        reset_conv_parameters(self.weight, self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
         """Convolve ``input`` (N, in_channels, H, W)."""
