@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import minitorch_accel as mta
 from minitorch_accel import amp, nn, optim
-from minitorch_accel.models import LeNet, SmallVGG
+from minitorch_accel.nn.models import LeNet, SmallVGG
 from minitorch_accel.utils import benchmark
 
 

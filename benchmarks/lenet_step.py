@@ -51,7 +51,7 @@ def ours_parts(batch: int, device: str) -> tuple[Any, Any, Any, Any, Any]:
     """minitorch_accel's LeNet, SGD with momentum, loss, and a random batch on ``device``."""
     import minitorch_accel as mta
     from minitorch_accel import nn, optim
-    from minitorch_accel.models import LeNet
+    from minitorch_accel.nn.models import LeNet
 
     mta.manual_seed(0)
     model = LeNet().to(device)

@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import minitorch_accel as mta
 from minitorch_accel import memory, nn, optim
 from minitorch_accel.amp import GradScaler, autocast
-from minitorch_accel.models import LeNet, SmallVGG
+from minitorch_accel.nn.models import LeNet, SmallVGG
 from minitorch_accel.utils import checkpoint_sequential
 
 SEGMENTS = 6  # about the square root of the depth: the least memory for one recomputation

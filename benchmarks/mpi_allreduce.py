@@ -29,7 +29,7 @@ def _median_seconds(fn: object, repeat: int) -> float:
 
 def main() -> None:
     from minitorch_accel import distributed as dist
-    from minitorch_accel.models import LeNet
+    from minitorch_accel.nn.models import LeNet
 
     comm = dist.init(timeout=600)
     lenet_floats = sum(p.numel() for p in LeNet().parameters())

@@ -90,7 +90,7 @@ def _fashion_ours(train: Any, test: Any, threads: int, epochs: int, batch: int) 
     import minitorch_accel as mta
     from minitorch_accel import nn, optim
     from minitorch_accel.data import DataLoader, TensorDataset
-    from minitorch_accel.models import LeNet
+    from minitorch_accel.nn.models import LeNet
 
     mta.set_num_threads(threads)
     mta.manual_seed(0)

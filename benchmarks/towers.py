@@ -37,7 +37,7 @@ import numpy as np
 
 import minitorch_accel as mta
 from minitorch_accel import nn, optim
-from minitorch_accel.models import LeNet
+from minitorch_accel.nn.models import LeNet
 from minitorch_accel.parallel import TowerTrainer, format_table
 
 F = nn.functional

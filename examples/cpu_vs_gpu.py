@@ -34,7 +34,7 @@ import numpy as np
 
 import minitorch_accel as mta
 from minitorch_accel import cuda, nn, optim
-from minitorch_accel.models import LeNet
+from minitorch_accel.nn.models import LeNet
 from minitorch_accel.parallel.reduce import weighted_sum
 
 

@@ -44,7 +44,7 @@ import minitorch_accel as mta
 from minitorch_accel import memory, nn, optim
 from minitorch_accel.amp import GradScaler, autocast
 from minitorch_accel.data import DataLoader, TensorDataset
-from minitorch_accel.models import LeNet
+from minitorch_accel.nn.models import LeNet
 from minitorch_accel.utils import checkpoint_sequential, memory_estimate
 
 MiB = 2**20

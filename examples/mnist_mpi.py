@@ -21,7 +21,7 @@ from minitorch_accel import distributed as dist
 from minitorch_accel import nn, optim
 from minitorch_accel.data import DataLoader
 from minitorch_accel.datasets import MNIST
-from minitorch_accel.models import LeNet
+from minitorch_accel.nn.models import LeNet
 
 
 def evaluate(model: nn.Module, loader: DataLoader, device: str) -> float:

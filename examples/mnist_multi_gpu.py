@@ -31,7 +31,7 @@ import minitorch_accel as mta
 from minitorch_accel import nn, optim
 from minitorch_accel.data import DataLoader
 from minitorch_accel.datasets import MNIST
-from minitorch_accel.models import LeNet
+from minitorch_accel.nn.models import LeNet
 from minitorch_accel.parallel import PHASES, TowerTrainer, format_table
 
 WARMUP = 2

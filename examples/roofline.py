@@ -24,7 +24,7 @@ import numpy as np
 import minitorch_accel as mta
 import minitorch_accel.nn.functional as F
 from minitorch_accel import nn, optim
-from minitorch_accel.models import LeNet
+from minitorch_accel.nn.models import LeNet
 
 F32 = 4  # bytes
 

@@ -41,7 +41,7 @@ def best_ms(fn: Callable[[], object], repeat: int = 7) -> float:
 def ours(threads: int) -> dict[str, float]:
     import minitorch_accel as mta
     from minitorch_accel import nn, optim
-    from minitorch_accel.models import LeNet
+    from minitorch_accel.nn.models import LeNet
 
     mta.set_num_threads(threads)  # the framework's pool and BLAS's threads
     mta.manual_seed(0)

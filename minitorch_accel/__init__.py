@@ -18,9 +18,9 @@ from __future__ import annotations
 import numpy as _np
 
 from . import backends
-from .autograd import Function, enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
 from .backends import Device
-from .factories import (
+from .core.backward import grad
+from .core.factories import (
     arange,
     empty,
     eye,
@@ -37,6 +37,8 @@ from .factories import (
     zeros,
     zeros_like,
 )
+from .core.function import Function
+from .core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .ops.elementwise import (
     abs,
     add,
@@ -88,7 +90,6 @@ from .ops.shape import (
     unsqueeze,
 )
 from .serialization import load, save
-from .tensor import Tensor
 
 __version__ = "0.1.0"
 
@@ -96,12 +97,12 @@ __version__ = "0.1.0"
 # (transforms: torchvision-like per-sample transforms)
 from . import (
     amp,
+    autograd,
     cuda,
     data,
     datasets,
     linalg,
     memory,
-    models,
     nn,
     optim,
     parallel,
@@ -112,6 +113,7 @@ from . import (
 # Intra-op threads on the CPU (``torch.set_num_threads``); importing the threaded
 # kernels registers them with the NumPy backend.
 from .backends.cpu_threads import get_num_threads, set_num_threads
+from .nn import models
 from .ops import threaded_kernels as _threaded_kernels  # noqa: F401
 
 float16 = _np.dtype("float16")
@@ -135,15 +137,19 @@ device = Device
 
 # The PyTorch surface: selection with named (values, indices), more math and shape ops,
 # defaults; listed with their status in docs/pytorch_names.py.
-from . import accelerator, return_types  # noqa: E402
-from .defaults import (  # noqa: E402
+from . import accelerator  # noqa: E402
+from .backends.fast_paths import fast_paths, is_fast_paths_enabled  # noqa: E402
+from .core import return_types  # noqa: E402
+from .core.defaults import (  # noqa: E402
     get_default_device,
     get_default_dtype,
     inference_mode,
     set_default_device,
     set_default_dtype,
 )
-from .factories import linspace, logspace, randperm  # noqa: E402
+from .core.factories import linspace, logspace, randperm  # noqa: E402
+from .core.size import Size  # noqa: E402
+from .core.tensor import Tensor  # noqa: E402
 from .ops.activation import erf  # noqa: E402
 from .ops.einsum import einsum  # noqa: E402
 from .ops.elementwise import clamp as clip  # noqa: E402
@@ -152,7 +158,6 @@ from .ops.scan import cumprod, cumsum, norm  # noqa: E402
 from .ops.sort import argsort, kthvalue, median, mode, sort, topk  # noqa: E402
 from .ops.split import chunk, repeat, split, unflatten  # noqa: E402
 from .ops.unary import cos, log1p, rsqrt, sign, sin, tan  # noqa: E402
-from .size import Size  # noqa: E402
 
 __all__ = [
     "get_num_threads",
@@ -160,6 +165,9 @@ __all__ = [
     "load",
     "save",
     "amp",
+    "autograd",
+    "fast_paths",
+    "is_fast_paths_enabled",
     "cuda",
     "memory",
     "data",

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .tensor import Tensor
+from .core.tensor import Tensor
 
 _INSTALL = 'pip install "minitorch_accel[interop]" (or pip install safetensors)'
 

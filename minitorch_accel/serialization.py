@@ -40,7 +40,7 @@ import numpy as np
 from .atomic_write import atomic_write
 from .backends import Device, DeviceLike
 from .backends.host_limits import check_host_allocation
-from .tensor import Tensor
+from .core.tensor import Tensor
 
 FORMAT_NAME = "minitorch_accel.checkpoint"
 FORMAT_VERSION = 1

@@ -31,8 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from .convert import HOST
-from .tensor import Tensor
+from .core.convert import HOST
+from .core.tensor import Tensor
 
 __all__ = ["Compose", "Lambda", "Normalize", "RandomCrop", "RandomHorizontalFlip", "ToTensor"]
 

@@ -178,7 +178,7 @@ def _train_lenet(use_amp: bool, train_n: int = 2000, epochs: int = 2) -> float:
     from minitorch_accel import nn, optim
     from minitorch_accel.data import DataLoader, TensorDataset
     from minitorch_accel.datasets import MNIST
-    from minitorch_accel.models import LeNet
+    from minitorch_accel.nn.models import LeNet
 
     mta.manual_seed(0)
     images, labels = MNIST(sample=True, normalize=True).arrays

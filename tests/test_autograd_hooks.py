@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import minitorch_accel as mta
-from minitorch_accel.autograd import AccumulateGrad
+from minitorch_accel.core.function import AccumulateGrad
 
 
 def test_grad_fn_names_and_next_functions() -> None:

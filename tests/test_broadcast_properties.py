@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import mutually_broadcastable_shapes
 
 import minitorch_accel as mta
-from minitorch_accel.tensor import Tensor
+from minitorch_accel.core.tensor import Tensor
 
 Grads = tuple[np.ndarray, np.ndarray]
 # (our op, NumPy forward, local gradients (g, a, b) -> (dL/da, dL/db) at full broadcast shape)

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import minitorch_accel as mta
+from minitorch_accel.core.tensor import Tensor
 from minitorch_accel.data import DataLoader, Dataset, TensorDataset, default_collate
-from minitorch_accel.tensor import Tensor
 
 Point = namedtuple("Point", ["x", "label"])
 

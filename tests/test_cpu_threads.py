@@ -24,7 +24,7 @@ import pytest
 import minitorch_accel as mta
 from minitorch_accel import nn, optim
 from minitorch_accel.backends import cpu_threads
-from minitorch_accel.models import LeNet
+from minitorch_accel.nn.models import LeNet
 from minitorch_accel.ops import conv_kernels as ck
 from minitorch_accel.ops import pool_kernels as pk
 from minitorch_accel.ops import threaded_kernels as tk
@@ -276,7 +276,7 @@ LENET_STEP = """
     import minitorch_accel as mta
     from minitorch_accel import nn, optim
     from minitorch_accel.backends.cpu_threads import pool_workers
-    from minitorch_accel.models import LeNet
+    from minitorch_accel.nn.models import LeNet
     model = LeNet()
     opt = optim.SGD(model.parameters(), lr=0.1)
     x, y = mta.rand(8, 1, 28, 28), mta.tensor(np.arange(8) % 10)

@@ -311,7 +311,7 @@ def test_timer_and_benchmark_on_gpu() -> None:
 def test_dlpack_on_gpu() -> None:
     import cupy as cp
 
-    from minitorch_accel.dlpack import export_capsule, from_dlpack
+    from minitorch_accel.core.dlpack import export_capsule, from_dlpack
 
     source = cp.arange(4.0)
     t = from_dlpack(source)

@@ -11,10 +11,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from minitorch_accel.core.factories import from_numpy
+from minitorch_accel.core.tensor import Tensor
 from minitorch_accel.data import DataLoader, Dataset, Subset, TensorDataset, random_split
 from minitorch_accel.datasets import MNIST
-from minitorch_accel.factories import from_numpy
-from minitorch_accel.tensor import Tensor
 
 
 def prefetch_threads() -> list[threading.Thread]:

@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 
 import minitorch_accel as mta
-from minitorch_accel.dlpack import (
+from minitorch_accel.core.dlpack import (
     DLDeviceType,
     dlpack_device,
     export_capsule,
     from_dlpack,
     to_dlpack,
 )
-from minitorch_accel.tensor import Tensor
+from minitorch_accel.core.tensor import Tensor
 
 
 class Exporter:

@@ -20,7 +20,7 @@ import minitorch_accel as mta
 from minitorch_accel import nn, optim
 from minitorch_accel.backends import registry
 from minitorch_accel.backends.numpy_backend import NumpyBackend
-from minitorch_accel.models import LeNet
+from minitorch_accel.nn.models import LeNet
 
 
 class HostKernelBackend(NumpyBackend):

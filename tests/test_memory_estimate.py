@@ -10,7 +10,7 @@ import pytest
 
 import minitorch_accel as mta
 from minitorch_accel import memory, nn, optim
-from minitorch_accel.models import LeNet, SmallVGG
+from minitorch_accel.nn.models import LeNet, SmallVGG
 from minitorch_accel.utils import memory_estimate
 
 _devices = count(40)  # a fresh virtual device per measurement: counters start at zero

@@ -8,7 +8,7 @@ import pytest
 import minitorch_accel as mta
 import minitorch_accel.nn.functional as F
 from minitorch_accel import nn
-from minitorch_accel.models import LeNet, SmallVGG
+from minitorch_accel.nn.models import LeNet, SmallVGG
 
 
 def test_lenet_structure() -> None:

@@ -16,8 +16,8 @@ from support.helpers import check_op, to_host
 
 import minitorch_accel as mta
 from minitorch_accel import nn
+from minitorch_accel.core.tensor import Tensor
 from minitorch_accel.nn import functional as F
-from minitorch_accel.tensor import Tensor
 from minitorch_accel.utils.gradcheck import gradcheck, gradgradcheck
 
 ERF = np.vectorize(math.erf)
@@ -340,7 +340,8 @@ def test_raw_data_given_to_a_layer_or_op() -> None:
         ):
             layer(raw)
     with pytest.raises(
-        TypeError, match=r"exp: expected a Tensor, got list; wrap it with minitorch_accel.tensor"
+        TypeError,
+        match=r"exp: expected a Tensor, got list; wrap it with minitorch_accel.tensor",
     ):
         mta.exp([1.0])  # type: ignore[arg-type]
     with pytest.raises(

@@ -11,7 +11,7 @@ import pytest
 from support.helpers import check_op, sample
 
 import minitorch_accel as mta
-from minitorch_accel.tensor import Tensor
+from minitorch_accel.core.tensor import Tensor
 
 BROADCAST_PAIRS = [
     ((3, 4), (3, 4)),

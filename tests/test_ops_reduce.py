@@ -10,7 +10,7 @@ import pytest
 from support.helpers import check_op
 
 import minitorch_accel as mta
-from minitorch_accel.tensor import Tensor
+from minitorch_accel.core.tensor import Tensor
 
 SHAPE = (2, 3, 4)
 DIMS: list[Any] = [None, 0, -1, 1, (0, 2), (-1, 0)]

@@ -10,7 +10,7 @@ import pytest
 from support.helpers import check_op
 
 import minitorch_accel as mta
-from minitorch_accel.tensor import Tensor
+from minitorch_accel.core.tensor import Tensor
 
 
 def np_pad(x: np.ndarray, widths: list[tuple[int, int]], value: float = 0.0) -> np.ndarray:

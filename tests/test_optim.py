@@ -12,10 +12,10 @@ import pytest
 from support.helpers import DEVICES
 
 import minitorch_accel as mta
+from minitorch_accel.core.tensor import Tensor
 from minitorch_accel.optim import SGD, Adam, AdamW, Optimizer, clip_grad_norm_, clip_grad_value_
 from minitorch_accel.optim.optimizer import required
 from minitorch_accel.serialization import load, save
-from minitorch_accel.tensor import Tensor
 
 SHAPES = [(3, 4), (5,)]
 

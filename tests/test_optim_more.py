@@ -12,8 +12,8 @@ from support.helpers import DEVICES
 
 import minitorch_accel as mta
 from minitorch_accel import optim
+from minitorch_accel.core.tensor import Tensor
 from minitorch_accel.serialization import load, save
-from minitorch_accel.tensor import Tensor
 
 SHAPES = [(3, 4), (5,)]
 STEPS = 50

@@ -16,7 +16,7 @@ import pytest
 import minitorch_accel as mta
 from minitorch_accel import nn, optim
 from minitorch_accel.backends import Device
-from minitorch_accel.models import LeNet
+from minitorch_accel.nn.models import LeNet
 from minitorch_accel.parallel import (
     PHASES,
     DeviceReducer,

@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 from support.helpers import cuda_available
 
 import minitorch_accel as mta
+from minitorch_accel.core.tensor import Tensor
 from minitorch_accel.optim import Adam
 from minitorch_accel.serialization import FORMAT_NAME, FORMAT_VERSION, META_KEY, load, save
-from minitorch_accel.tensor import Tensor
 
 GPU = pytest.param(
     "cuda",

@@ -19,7 +19,7 @@ from support.strict_xp import STRICT, StrictArray
 
 import minitorch_accel as mta
 from minitorch_accel import optim
-from minitorch_accel.tensor import Tensor
+from minitorch_accel.core.tensor import Tensor
 
 STRICT_DEVICE = "strict"
 

@@ -25,8 +25,8 @@ import minitorch_accel as mta
 from minitorch_accel import nn, optim
 from minitorch_accel.amp import GradScaler, autocast
 from minitorch_accel.data import DataLoader, TensorDataset
-from minitorch_accel.models import LeNet
 from minitorch_accel.nn import functional as F
+from minitorch_accel.nn.models import LeNet
 from minitorch_accel.optim import clip_grad_norm_, clip_grad_value_
 from minitorch_accel.parallel import TowerTrainer
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import minitorch_accel as mta
-from minitorch_accel.tensor import Tensor
+from minitorch_accel.core.tensor import Tensor
 
 
 # ------------------------------------------------------------------ factories

@@ -18,7 +18,7 @@ import pytest
 from support.helpers import check_op, to_host
 
 import minitorch_accel as mta
-from minitorch_accel.tensor import Tensor
+from minitorch_accel.core.tensor import Tensor
 from minitorch_accel.utils.gradcheck import gradcheck, gradgradcheck
 
 TIES = np.array([[1.0, 5.0, 5.0, -2.0], [7.0, 7.0, 0.0, 7.0], [3.0, 3.0, 3.0, 3.0]])

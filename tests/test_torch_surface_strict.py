@@ -13,7 +13,7 @@ from support.strict_backend import registered
 from test_strict_backend import BOOL, INT, POS, F, check
 
 import minitorch_accel as mta
-from minitorch_accel.tensor import Tensor
+from minitorch_accel.core.tensor import Tensor
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -11,8 +11,8 @@ import pytest
 
 import minitorch_accel as mta
 from minitorch_accel import datasets, transforms
+from minitorch_accel.core.tensor import Tensor
 from minitorch_accel.data import DataLoader
-from minitorch_accel.tensor import Tensor
 
 
 def test_to_tensor_layouts_and_scaling() -> None:

@@ -18,7 +18,7 @@ def estimate_table(batches: tuple[int, ...] = (16, 64, 256, 1024)) -> str:
     """``utils.memory_estimate`` beside the measured peak of a second training step."""
     import minitorch_accel as mta
     from minitorch_accel import memory, nn, optim
-    from minitorch_accel.models import LeNet, SmallVGG
+    from minitorch_accel.nn.models import LeNet, SmallVGG
     from minitorch_accel.utils import memory_estimate
 
     def deep_mlp() -> nn.Module:

@@ -25,7 +25,7 @@ def make_model() -> tuple[Any, str]:
     from minitorch_accel import nn
 
     if importlib.util.find_spec("minitorch_accel.ops.conv") is not None:
-        from minitorch_accel.models import LeNet
+        from minitorch_accel.nn.models import LeNet
 
         return LeNet(), "LeNet"
     return nn.Sequential(

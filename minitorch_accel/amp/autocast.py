@@ -8,8 +8,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from .. import autocast_state
 from ..backends import Device, DeviceLike
+from ..core import autocast_state
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..autograd import no_grad
-from ..tensor import Tensor
+from ..core.grad_mode import no_grad
+from ..core.tensor import Tensor
 
 
 class GradScaler:

@@ -247,6 +247,10 @@ class Backend:
 
         return tracker.counts(device).limit
 
+    #: The fast paths registered for this backend (see :mod:`.fast_paths`): op name ->
+    #: a drop-in for the op's reference ``forward``. The registry fills it on build.
+    fast_forwards: dict[str, Callable[..., Any]] = {}
+
     def kernel(self, name: str) -> Any:
         """A backend fast path called ``name``, or None when the generic ``xp`` code is used."""
         return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from . import fast_paths
 from .base import Backend
 from .device import Device
 
@@ -57,6 +58,7 @@ def get(name: str) -> Backend:
     if factory is None:
         raise ValueError(f"unknown backend {name!r}; registered: {sorted(_factories)}")
     backend = factory()
+    backend.fast_forwards = fast_paths.table(name)
     _instances[name] = backend
     return backend
 

@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..factories import from_numpy
-from ..tensor import Tensor
+from ..core.factories import from_numpy
+from ..core.tensor import Tensor
 
 __all__ = ["collate_arrays", "default_collate", "map_leaves"]
 

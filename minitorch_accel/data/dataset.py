@@ -19,7 +19,7 @@ from typing import Any, Generic, Protocol, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 
 __all__ = ["Dataset", "Sample", "SizedDataset", "Subset", "TensorDataset", "random_split"]
 

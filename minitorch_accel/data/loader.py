@@ -27,8 +27,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ..backends import Device, DeviceLike, registry
-from ..factories import from_numpy
-from ..tensor import Tensor
+from ..core.factories import from_numpy
+from ..core.tensor import Tensor
 from .collate import collate_arrays, map_leaves
 from .dataset import SizedDataset, Subset
 from .prefetch import Empty, Fields, Gather, prefetch

@@ -21,9 +21,9 @@ import numpy as np
 import numpy.typing as npt
 
 from ..backends import Backend, Device, Transfer, transfer_stats
-from ..convert import HOST
-from ..factories import from_numpy
-from ..tensor import Tensor
+from ..core.convert import HOST
+from ..core.factories import from_numpy
+from ..core.tensor import Tensor
 
 Batch = tuple[Tensor, ...]
 Fields = tuple[npt.NDArray[Any], ...]

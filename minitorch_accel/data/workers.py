@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..factories import manual_seed
+from ..core.factories import manual_seed
 
 __all__ = ["WorkerInfo", "get_worker_info"]
 

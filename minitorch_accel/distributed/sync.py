@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd import no_grad
+from ..core.grad_mode import no_grad
+from ..core.tensor import Tensor
 from ..ops.flat import FlatLayout
-from ..tensor import Tensor
 from . import comm
 from .fingerprint import check_same_model
 

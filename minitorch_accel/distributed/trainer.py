@@ -11,7 +11,7 @@ from types import FrameType
 from typing import Any, NoReturn
 
 from ..backends import Device, DeviceLike
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from . import comm
 from .fingerprint import check_same_model
 from .sync import allreduce_flat, broadcast_parameters, pack_gradients, unpack_gradients

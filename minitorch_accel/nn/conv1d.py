@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ..backends import DeviceLike
-from ..convert import DTypeLike
-from ..tensor import Tensor
+from ..core.convert import DTypeLike
+from ..core.tensor import Tensor
 from . import functional as F
 from .conv_layers import conv_parameters, reset_conv_parameters
 from .module import Module

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import math
 
-from .. import factories
 from ..backends import DeviceLike
-from ..convert import DTypeLike
-from ..tensor import Tensor
+from ..core import factories
+from ..core.convert import DTypeLike
+from ..core.tensor import Tensor
 from . import functional as F
 from . import init
 from .module import Module

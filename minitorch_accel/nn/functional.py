@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import autocast_state
-from ..autograd import Function, is_grad_enabled
+from ..core import autocast_state
+from ..core.function import Function
+from ..core.grad_mode import is_grad_enabled
+from ..core.tensor import Tensor
 from ..ops.activation import elu, gelu, leaky_relu, silu
 from ..ops.conv1d import conv1d
 from ..ops.dropout import dropout
@@ -24,7 +26,6 @@ from ..ops.layer_norm import embedding, group_norm, layer_norm
 from ..ops.loss import cross_entropy, mse_loss, nll_loss
 from ..ops.norm import batch_norm
 from ..ops.reduce import log_softmax, softmax
-from ..tensor import Tensor
 
 
 def _missing(name: str, module: str, error: ModuleNotFoundError) -> Any:

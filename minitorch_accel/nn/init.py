@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd import no_grad
-from ..convert import HOST
-from ..tensor import Tensor
+from ..core.convert import HOST
+from ..core.grad_mode import no_grad
+from ..core.tensor import Tensor
 
 _LINEAR = (
     "linear",

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from ..core.tensor import Tensor
 from ..ops.loss import check_reduction
-from ..tensor import Tensor
 from . import functional as F
 from .module import Module
 

@@ -15,9 +15,9 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ..backends import DeviceLike
-from ..convert import DTypeLike
-from ..factories import zeros_like
-from ..tensor import Tensor
+from ..core.convert import DTypeLike
+from ..core.factories import zeros_like
+from ..core.tensor import Tensor
 from .module_state import IncompatibleKeys, load_into, move_in_place, split_to_args
 from .module_tree import named_members, tree_repr, walk_modules
 from .parameter import Parameter

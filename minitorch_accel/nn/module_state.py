@@ -12,11 +12,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..autograd import no_grad
 from ..backends import Device, DeviceLike
 from ..backends.memory_tracker import tracker as _memory
-from ..convert import DTypeLike, as_dtype
-from ..tensor import Tensor
+from ..core.convert import DTypeLike, as_dtype
+from ..core.grad_mode import no_grad
+from ..core.tensor import Tensor
 from .parameter import Parameter
 
 

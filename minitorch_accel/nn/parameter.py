@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd import version_counter
 from ..backends.memory_tracker import tracker as _memory
-from ..convert import HOST
-from ..tensor import Tensor
+from ..core.convert import HOST
+from ..core.tensor import Tensor
+from ..core.versions import version_counter
 
 
 class Parameter(Tensor):

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from .. import factories
-from ..autograd import no_grad
 from ..backends import DeviceLike
-from ..convert import DTypeLike
-from ..tensor import Tensor
+from ..core import factories
+from ..core.convert import DTypeLike
+from ..core.grad_mode import no_grad
+from ..core.tensor import Tensor
 from . import functional as F
 from . import init
 from .module import Module

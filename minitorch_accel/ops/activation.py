@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd import Function
-from ..tensor import Tensor
+from ..core.function import Function
+from ..core.tensor import Tensor
 from .elementwise import clamp, sigmoid, tanh, where
 from .operands import _float_input
 

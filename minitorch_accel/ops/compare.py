@@ -6,7 +6,7 @@ so they are plain functions on the arrays, not autograd Functions.
 
 from __future__ import annotations
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from .operands import Operand, as_operand
 
 

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import autocast_state
-from ..autograd import Function, is_grad_enabled
-from ..tensor import Tensor
+from ..core import autocast_state
+from ..core.function import Function
+from ..core.grad_mode import is_grad_enabled
+from ..core.tensor import Tensor
 from .conv_kernels import (
     Cols,
     IntPair,

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..autograd import Function
-from ..tensor import Tensor
+from ..core.function import Function
+from ..core.tensor import Tensor
 
 
 def _parse(equation: str, count: int) -> tuple[list[str], str]:

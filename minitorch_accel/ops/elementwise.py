@@ -14,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd import Function, is_grad_enabled, on_input_device
-from ..tensor import Tensor
+from ..core.function import Function, on_input_device
+from ..core.grad_mode import is_grad_enabled
+from ..core.tensor import Tensor
 from .compare import _compare as _compare
 from .compare import eq as eq
 from .compare import ge as ge
@@ -301,30 +302,6 @@ class Where(Function):
         cond = self.inputs[0]
         assert cond is not None
         return None, grad * cond, grad * ~cond
-
-
-class Cast(Function):
-    """``a`` as another dtype; the gradient is cast back to ``a``'s dtype."""
-
-    saves_inputs = False  # backward needs no input's values
-
-    def forward(self, a: Any, *, dtype: Any) -> Any:
-        return a.astype(dtype)
-
-    def backward(self, grad: Tensor) -> Tensor:
-        return grad  # the engine casts it back to the input's dtype
-
-
-class Clone(Function):
-    """A copy of ``a`` with its own memory; the gradient passes unchanged."""
-
-    saves_inputs = False  # backward needs no input's values
-
-    def forward(self, a: Any) -> Any:
-        return a.copy()
-
-    def backward(self, grad: Tensor) -> Tensor:
-        return grad
 
 
 # ------------------------------------------------------------------ the functional API

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from .elementwise import where
 
 

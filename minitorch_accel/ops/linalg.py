@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..autograd import Function
-from ..tensor import Tensor
+from ..core.function import Function
+from ..core.tensor import Tensor
 
 
 class Inv(Function):

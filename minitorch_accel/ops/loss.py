@@ -12,8 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd import Function, is_grad_enabled, on_input_device
-from ..tensor import Tensor
+from ..core.function import Function, on_input_device
+from ..core.grad_mode import is_grad_enabled
+from ..core.tensor import Tensor
 from .reduce import softmax
 
 REDUCTIONS = ("mean", "sum", "none")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import autocast_state
-from ..autograd import Function
-from ..tensor import Tensor
+from ..core import autocast_state
+from ..core.function import Function
+from ..core.tensor import Tensor
 from .gemm import gemm
 
 

@@ -20,9 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import autocast_state
-from ..autograd import Function, is_grad_enabled
-from ..tensor import Tensor
+from ..core import autocast_state
+from ..core.function import Function
+from ..core.grad_mode import is_grad_enabled
+from ..core.tensor import Tensor
 from .layout import empty_with_layout, physical_order
 
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd import Function
-from ..tensor import Tensor
+from ..core.function import Function
+from ..core.tensor import Tensor
 
 Operand = Any  # a Tensor or a Python/NumPy scalar
 

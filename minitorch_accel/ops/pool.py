@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..autograd import Function
-from ..tensor import Tensor
+from ..core.function import Function
+from ..core.tensor import Tensor
 from .conv_kernels import IntPair
 from .layout import NHWC, physical_order
 from .pool_kernels import (

@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import autocast_state
-from ..autograd import Function, on_input_device
-from ..tensor import Tensor
+from ..core import autocast_state
+from ..core.function import Function, on_input_device
+from ..core.tensor import Tensor
 from . import elementwise, sort
 
 Dim = int | Sequence[int] | None
@@ -137,7 +137,7 @@ def max(a: Tensor, dim: int | Tensor | None = None, keepdim: bool = False) -> An
     ``(values, indices)`` pair, as PyTorch), or elementwise with another tensor.
 
     ``max(x)`` returns a 0-d tensor; ``max(x, dim)`` returns
-    :class:`~minitorch_accel.return_types.max` whose ``indices`` are the first maximal
+    :class:`~minitorch_accel.core.return_types.max` whose ``indices`` are the first maximal
     position among ties; ``max(x, y)`` is :func:`maximum`. The gradient goes to the
     first maximal element.
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd import Function
-from ..tensor import Tensor
+from ..core.function import Function
+from ..core.tensor import Tensor
 from .shape import normalize_dim
 
 

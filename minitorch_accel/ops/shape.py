@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd import Function, on_input_device
-from ..tensor import Tensor
+from ..core.function import Function, on_input_device
+from ..core.tensor import Tensor
 from .operands import result_dtype
 
 

@@ -4,7 +4,7 @@
 Each finds its indices on the raw array (no gradient), then reads the values through
 :class:`~minitorch_accel.ops.index.Gather`, so the gradient goes exactly to the
 elements the indices name. Each returns a named ``(values, indices)`` pair from
-:mod:`minitorch_accel.return_types`. Sorts are stable: among equal values the first
+:mod:`minitorch_accel.core.return_types`. Sorts are stable: among equal values the first
 index comes first (max, min, sort and topk return the first index among ties).
 """
 
@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import return_types
-from ..autograd import on_input_device
-from ..tensor import Tensor
+from ..core import return_types
+from ..core.function import on_input_device
+from ..core.tensor import Tensor
 from .index import Gather
 from .shape import normalize_dim
 

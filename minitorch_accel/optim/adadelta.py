@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..factories import zeros_like
+from ..core.factories import zeros_like
 from .optimizer import ParamsLike
 from .per_param import PerParameterOptimizer, check_common
 
 if TYPE_CHECKING:
-    from ..tensor import Tensor
+    from ..core.tensor import Tensor
 
 
 def adadelta_update(

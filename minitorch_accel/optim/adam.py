@@ -6,8 +6,8 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..autograd import no_grad
-from ..factories import zeros_like
+from ..core.factories import zeros_like
+from ..core.grad_mode import no_grad
 from .optimizer import (
     Optimizer,
     ParamsLike,
@@ -18,7 +18,7 @@ from .optimizer import (
 )
 
 if TYPE_CHECKING:
-    from ..tensor import Tensor
+    from ..core.tensor import Tensor
 
 
 def adam_update(

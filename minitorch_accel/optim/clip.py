@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from ..backends import Device
-from ..convert import move_array
-from ..tensor import Tensor
+from ..core.convert import move_array
+from ..core.tensor import Tensor
 
 
 def _with_grads(parameters: Tensor | Iterable[Tensor]) -> list[Tensor]:

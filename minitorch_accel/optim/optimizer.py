@@ -20,10 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd import bump_version, enable_grad
 from ..backends import Device
 from ..backends.memory_tracker import tracker as _memory
-from ..tensor import Tensor
+from ..core.grad_mode import enable_grad
+from ..core.tensor import Tensor
+from ..core.versions import bump_version
 
 ParamsLike = Iterable[Tensor] | Iterable[dict[str, Any]]
 
@@ -171,7 +172,7 @@ class Optimizer:
             parameter a *new* tensor of zeros: gradients are never modified in place,
             because one gradient tensor may be shared by several parameters.
         """
-        from ..factories import zeros_like
+        from ..core.factories import zeros_like
 
         for group in self.param_groups:
             for p in group["params"]:
@@ -322,7 +323,7 @@ class Optimizer:
 
     def _restore_value(self, p: Tensor, index: int, name: str, value: Any) -> Any:
         """A copy of one state entry, placed on ``p``'s device with ``p``'s float dtype."""
-        from ..factories import tensor
+        from ..core.factories import tensor
 
         if isinstance(value, np.ndarray):
             value = Tensor(value)

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..autograd import no_grad
-from ..tensor import Tensor
+from ..core.grad_mode import no_grad
+from ..core.tensor import Tensor
 from .optimizer import Optimizer, check_non_negative
 
 

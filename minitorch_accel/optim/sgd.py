@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..autograd import no_grad
-from ..factories import zeros_like
+from ..core.factories import zeros_like
+from ..core.grad_mode import no_grad
 from .optimizer import (
     Optimizer,
     ParamsLike,
@@ -17,7 +17,7 @@ from .optimizer import (
 )
 
 if TYPE_CHECKING:
-    from ..tensor import Tensor
+    from ..core.tensor import Tensor
 
 
 def sgd_update(  # noqa: C901  (the scratch-buffer fast path; the rule is four lines in the docstring)

@@ -30,11 +30,11 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
-from ..autograd import is_grad_enabled
 from ..backends import Device, DeviceLike
+from ..core.grad_mode import is_grad_enabled
+from ..core.tensor import Tensor
 from ..nn import Module
 from ..ops.shape import cat
-from ..tensor import Tensor
 from .model_parallel import check_devices
 from .replicate import shard_sizes
 from .threads import TowerThread, run_towers, stop_threads

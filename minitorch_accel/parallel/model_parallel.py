@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..backends import Device, DeviceLike
+from ..core.tensor import Tensor
 from ..nn import Module, Sequential
-from ..tensor import Tensor
 from .replicate import shard_sizes
 
 

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..backends import Device, DeviceLike
+from ..core.tensor import Tensor
 from ..nn import Module
-from ..tensor import Tensor
 from .replicate import OptimizerLike
 from .schedules import SCHEDULES, TimelineEvent, forward_schedule
 
@@ -138,7 +138,7 @@ class MPIPipeline:
 
     def forward(self, x: Tensor | None) -> Tensor | None:
         """Inference through the ranks: the output on the last rank (None elsewhere)."""
-        from ..autograd import no_grad
+        from ..core.grad_mode import no_grad
         from ..ops.shape import cat
 
         n = self._batch_size(x)

@@ -25,12 +25,12 @@ from functools import partial
 from time import perf_counter
 from typing import Any
 
-from ..autograd import no_grad, set_grad_enabled
 from ..backends import Device, DeviceLike, transfer_stats
-from ..convert import move_array
+from ..core.convert import move_array
+from ..core.grad_mode import no_grad, set_grad_enabled
+from ..core.tensor import Tensor
 from ..nn import Module
 from ..ops.shape import cat
-from ..tensor import Tensor
 from .model_parallel import check_devices
 from .replicate import OptimizerLike
 from .schedules import (

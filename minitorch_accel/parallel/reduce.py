@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..backends import Device, transfer_stats
-from ..convert import HOST, move_array
+from ..core.convert import HOST, move_array
 
 
 def weighted_sum(

@@ -13,9 +13,9 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
-from ..autograd import UNWRITTEN
 from ..backends import Device
-from ..tensor import Tensor
+from ..core.tensor import Tensor
+from ..core.versions import UNWRITTEN
 from .reduce import private_copy
 
 T = TypeVar("T")

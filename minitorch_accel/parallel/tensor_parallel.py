@@ -31,11 +31,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..backends import Device, DeviceLike
-from ..convert import DTypeLike
+from ..core.convert import DTypeLike
+from ..core.tensor import Tensor
 from ..nn import Linear, Module, ModuleList, Parameter, ReLU
 from ..nn import functional as F
 from ..ops.shape import cat
-from ..tensor import Tensor
 from .model_parallel import check_devices
 from .replicate import shard_sizes
 

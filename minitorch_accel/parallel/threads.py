@@ -15,8 +15,8 @@ from concurrent.futures import wait as wait_futures
 from functools import partial
 from typing import Any, TypeVar
 
-from ..autograd import set_grad_enabled
 from ..backends import Device
+from ..core.grad_mode import set_grad_enabled
 
 T = TypeVar("T")
 R = TypeVar("R")

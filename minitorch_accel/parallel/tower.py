@@ -28,10 +28,10 @@ from typing import Any, Generic, TypeVar
 
 import numpy as np
 
-from ..autograd import is_grad_enabled, set_grad_enabled
 from ..backends import Device, DeviceLike, transfer_stats
+from ..core.grad_mode import is_grad_enabled, set_grad_enabled
+from ..core.tensor import Tensor
 from ..ops.flat import FlatLayout
-from ..tensor import Tensor
 from .reduce import DeviceReducer, HostLink, pinned_empty, weighted_sum
 from .replicate import (
     ModuleLike,

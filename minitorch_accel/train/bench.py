@@ -54,7 +54,7 @@ def lenet_step_time(device: str, batch_size: int, steps: int, warmup: int) -> li
     """
     import minitorch_accel as mta
     from minitorch_accel import nn, optim
-    from minitorch_accel.models import LeNet
+    from minitorch_accel.nn.models import LeNet
     from minitorch_accel.utils.timing import benchmark
 
     mta.manual_seed(0)

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from ..backends import Device
-from ..factories import tensor
-from ..tensor import Tensor
+from ..core.factories import tensor
+from ..core.tensor import Tensor
 from .history import History
 from .rng import backend_rng_state, loader_rng_state, set_backend_rng_state, set_loader_rng_state
 

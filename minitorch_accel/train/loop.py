@@ -23,9 +23,9 @@ from contextlib import AbstractContextManager, nullcontext, suppress
 from pathlib import Path
 from typing import Any
 
-from ..autograd import no_grad
 from ..backends import Device, DeviceLike
-from ..tensor import Tensor
+from ..core.grad_mode import no_grad
+from ..core.tensor import Tensor
 from .callbacks import Callback, bind
 from .checkpoint import TrainingState, load_checkpoint
 from .history import History
@@ -339,7 +339,7 @@ def fit(  # noqa: C901  (the options of a training run; they fold into a config 
     Examples
     --------
     >>> from minitorch_accel import nn, optim
-    >>> from minitorch_accel.models import LeNet
+    >>> from minitorch_accel.nn.models import LeNet
     >>> model = LeNet()  # doctest: +SKIP
     >>> opt = optim.SGD(model.parameters(), lr=0.05, momentum=0.9)  # doctest: +SKIP
     >>> history = fit(model, train_loader, opt, nn.CrossEntropyLoss(), epochs=3,

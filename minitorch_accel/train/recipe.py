@@ -119,7 +119,7 @@ def build_training(config: RunConfig, train_set: Any, test_set: Any) -> dict[str
     """
     from .. import manual_seed, nn, optim
     from ..data import DataLoader
-    from ..models import LeNet
+    from ..nn.models import LeNet
 
     manual_seed(config.seed)
     model = LeNet()

@@ -12,11 +12,11 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from ..autograd import no_grad
 from ..backends import Device
+from ..core.grad_mode import no_grad
+from ..core.tensor import Tensor
 from ..ops.shape import cat
 from ..optim.lr_scheduler import ReduceLROnPlateau
-from ..tensor import Tensor
 from .checkpoint import TrainingState
 from .interrupt import InterruptGuard
 

@@ -30,10 +30,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from ..autograd import Function, enable_grad, is_grad_enabled, no_grad, run_backward
 from ..backends import Device
 from ..backends.memory_tracker import tracker as _memory
-from ..tensor import Tensor
+from ..core.backward import run_backward
+from ..core.function import Function
+from ..core.grad_mode import enable_grad, is_grad_enabled, no_grad
+from ..core.tensor import Tensor
 
 __all__ = ["checkpoint", "checkpoint_sequential"]
 

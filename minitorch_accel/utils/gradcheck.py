@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd import grad as autograd_grad
-from ..tensor import Tensor
+from ..core.backward import grad as autograd_grad
+from ..core.tensor import Tensor
 
 
 class GradcheckError(AssertionError):

@@ -21,7 +21,7 @@ counting does not see; a GPU's pool holds it too, so add it there.
 
 The model is read as the sequence of its leaf modules in registration order, which is
 how :class:`~minitorch_accel.nn.Sequential` stacks such as
-:class:`~minitorch_accel.models.LeNet` and :class:`~minitorch_accel.models.SmallVGG`
+:class:`~minitorch_accel.nn.models.LeNet` and :class:`~minitorch_accel.nn.models.SmallVGG`
 run. A layer type it does not know raises ``TypeError`` naming it.
 """
 
@@ -194,7 +194,7 @@ def memory_estimate(
 
     Examples
     --------
-    >>> from minitorch_accel.models import LeNet
+    >>> from minitorch_accel.nn.models import LeNet
     >>> from minitorch_accel.optim import Adam
     >>> model = LeNet()
     >>> est = memory_estimate(model, (64, 1, 28, 28), Adam(model.parameters()))

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .backends import Device, DeviceLike, transfer_stats
+from ..backends import Device, DeviceLike, transfer_stats
 from .defaults import get_default_device, get_default_dtype
 
 HOST = Device("cpu")

@@ -1,6 +1,6 @@
 """What a tensor holds and how to read it back: the storage half of :class:`Tensor`.
 
-:mod:`minitorch_accel.tensor` builds the Tensor (with its operators and math) on top
+:mod:`minitorch_accel.core.tensor` builds the Tensor (with its operators and math) on top
 of :class:`TensorData`; nothing here knows about any op.
 """
 
@@ -13,25 +13,33 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
 import numpy as np
 
-from . import autograd
-from .autograd import Function, is_grad_enabled
-from .backends import Device
-from .backends.memory_tracker import tracker as _memory
+from ..backends import Device
+from ..backends.memory_tracker import tracker as _memory
 from .convert import HOST
+from .grad_mode import is_grad_enabled
 from .size import Size
+from .versions import UNWRITTEN, RemovableHandle, VersionCounter, bump_version, version_counter
 
 if TYPE_CHECKING:
-    from .backends import Backend
+    from ..backends import Backend
+    from .function import Function
     from .tensor import Tensor
 
 _T = TypeVar("_T", bound="TensorData")
+
+
+def _plain_tensor(array: Any, device: Device) -> Tensor:
+    """A Tensor (never a Parameter) on ``array``, outside the graph."""
+    from .tensor import Tensor  # tensor.py builds on this module: import on use
+
+    return Tensor._make(array, device, False, None)
 
 
 class TensorData:
     """What a tensor holds: its array, device, gradient and graph edge, and the ways to
     read them back (to NumPy, to Python, DLPack) or change them in place.
 
-    :class:`~minitorch_accel.tensor.Tensor` adds the math; this base class knows no op.
+    :class:`~minitorch_accel.core.tensor.Tensor` adds the math; this base class knows no op.
     """
 
     __slots__ = (
@@ -52,7 +60,7 @@ class TensorData:
     requires_grad: bool
     device: Device
     _node: Function | None
-    _version_counter: autograd.VersionCounter  # shared with views and detach(), not .data
+    _version_counter: VersionCounter  # shared with views and detach(), not .data
     _hooks: list[Callable[[Tensor], Tensor | None]] | None  # a leaf's register_hook()s
 
     @classmethod
@@ -68,7 +76,7 @@ class TensorData:
         t.requires_grad = requires_grad
         t.grad = None
         t._node = node
-        t._version_counter = autograd.UNWRITTEN
+        t._version_counter = UNWRITTEN
         t._hooks = None
         return t
 
@@ -96,7 +104,7 @@ class TensorData:
         >>> w
         tensor([10., 20.], requires_grad=True)
         """
-        return autograd._make_tensor(self.array, self.device, False, None)
+        return _plain_tensor(self.array, self.device)
 
     @data.setter
     def data(self, value: TensorData) -> None:
@@ -110,7 +118,7 @@ class TensorData:
 
     @property
     def shape(self) -> Size:
-        """The size of each dimension (a :class:`~minitorch_accel.size.Size`, a tuple)."""
+        """The size of each dimension (a :class:`~minitorch_accel.core.size.Size`, a tuple)."""
         return Size(self.array.shape)
 
     @property
@@ -130,7 +138,7 @@ class TensorData:
     def size(self, dim: int) -> int: ...
 
     def size(self, dim: int | None = None) -> Size | int:
-        """The shape (a :class:`~minitorch_accel.size.Size`), or the size of ``dim``.
+        """The shape (a :class:`~minitorch_accel.core.size.Size`), or the size of ``dim``.
 
         Examples
         --------
@@ -201,7 +209,7 @@ class TensorData:
         """
         return self._version_counter.value
 
-    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> autograd.RemovableHandle:
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
         """Call ``hook(grad)`` each time backward computes this tensor's gradient.
 
         The hook sees the gradient summed over every use of the tensor; if it returns a
@@ -231,7 +239,7 @@ class TensorData:
             hooks = getattr(owner, attribute, None) or []
             setattr(owner, attribute, [h for h in hooks if h is not hook] or None)
 
-        return autograd.RemovableHandle(remove)
+        return RemovableHandle(remove)
 
     def retain_grad(self) -> None:
         """Keep this non-leaf tensor's gradient in ``.grad`` after backward (leaves
@@ -387,8 +395,8 @@ class TensorData:
         """The same data, cut off from the graph: shares the memory and the version
         counter, so in-place changes to it are still seen by backward.
         """
-        out = autograd._make_tensor(self.array, self.device, False, None)
-        out._version_counter = autograd.version_counter(cast("Tensor", self))
+        out = _plain_tensor(self.array, self.device)
+        out._version_counter = version_counter(cast("Tensor", self))
         return out
 
     # ---------------------------------------------------------------- in place
@@ -409,7 +417,7 @@ class TensorData:
                 "requires grad; use its out-of-place form (y = y.op(...)), or one of the "
                 "recorded ones: +=, -=, *=, /=, add_, sub_, mul_, div_, copy_, y[i] = v"
             )
-        autograd.bump_version(cast("Tensor", self))
+        bump_version(cast("Tensor", self))
 
     def fill_(self: _T, value: builtins.float) -> _T:
         """Set every element to ``value``, in place."""

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .backends import Device, DeviceLike, registry
+from ..backends import Device, DeviceLike, registry
 from .convert import HOST, DTypeLike, as_dtype
 from .defaults import device_or_default, get_default_dtype
 from .tensor import Tensor

@@ -3,7 +3,7 @@
 Examples
 --------
 >>> import minitorch_accel as mta
->>> from minitorch_accel.models import LeNet
+>>> from minitorch_accel.nn.models import LeNet
 >>> model = LeNet()
 >>> sum(p.numel() for p in model.parameters())
 225034
@@ -11,8 +11,8 @@ Examples
 
 from __future__ import annotations
 
-from . import nn
-from .tensor import Tensor
+from .. import nn
+from ..core.tensor import Tensor
 
 
 class LeNet(nn.Module):

@@ -14,7 +14,7 @@ no copy, so writes through one are seen by the other.
 Examples
 --------
 >>> import numpy as np
->>> from minitorch_accel.dlpack import from_dlpack
+>>> from minitorch_accel.core.dlpack import from_dlpack
 >>> a = np.arange(3.0)
 >>> t = from_dlpack(a)
 >>> a[0] = 7.0
@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .backends import Device
+from ..backends import Device
 from .convert import HOST, as_dtype
 from .tensor import Tensor
 

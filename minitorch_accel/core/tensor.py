@@ -1,6 +1,6 @@
 """The Tensor: a backend array, the device it lives on, and its place in the graph.
 
-What a tensor holds, and reading it back, is :class:`~minitorch_accel.tensor_data.TensorData`;
+What a tensor holds, and reading it back, is :class:`~minitorch_accel.core.tensor_data.TensorData`;
 this file adds how tensors are made, how they move between devices, backward, and the
 operators and methods, which delegate to the functions of :mod:`minitorch_accel.ops`.
 """
@@ -9,17 +9,21 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import autograd
-from .autograd import Function, is_grad_enabled, run_backward
-from .backends import Device, DeviceLike
-from .backends.memory_tracker import tracker as _memory
+from ..backends import Device, DeviceLike
+from ..backends.memory_tracker import tracker as _memory
+from . import versions
 from .convert import HOST, DTypeLike, as_dtype, move_array, to_array
+from .grad_mode import is_grad_enabled
 from .tensor_data import TensorData
-from .tensor_methods import TensorMethods
+
+if TYPE_CHECKING:
+    from ..ops.tensor_methods import TensorMethods
+else:  # installed by minitorch_accel.ops.tensor_methods.install_tensor_methods(Tensor)
+    TensorMethods = object
 
 
 class Tensor(TensorData, TensorMethods):
@@ -66,9 +70,9 @@ class Tensor(TensorData, TensorMethods):
         self.device = dev
         self.grad = None
         self._node = None
-        self._version_counter = autograd.UNWRITTEN
+        self._version_counter = versions.UNWRITTEN
         if source is not None and array is source.array:  # the same storage: one counter
-            self._version_counter = autograd.version_counter(source)
+            self._version_counter = versions.version_counter(source)
         self._hooks = None
         self.requires_grad = False
         if requires_grad:
@@ -100,7 +104,7 @@ class Tensor(TensorData, TensorMethods):
             device, dtype = None, device
         out = self
         if dtype is not None and as_dtype(dtype) != self.dtype:
-            from .ops.elementwise import Cast
+            from .function import Cast  # function.py imports this module: import on use
 
             out = Cast.apply(out, dtype=as_dtype(dtype))
         if device is not None:
@@ -108,6 +112,8 @@ class Tensor(TensorData, TensorMethods):
             if dst is not out.device:
                 data = move_array(out.array, out.device, dst, non_blocking)
                 if out.requires_grad and is_grad_enabled():
+                    from .function import ToDevice  # imports this module: on use
+
                     node = ToDevice.__new__(ToDevice)
                     node.device, node.xp = out.device, out.xp
                     node.inputs, node.needs_input_grad = (out,), (True,)
@@ -143,7 +149,7 @@ class Tensor(TensorData, TensorMethods):
     # ---------------------------------------------------------------- autograd
     def clone(self) -> Tensor:
         """A copy of the data (differentiable)."""
-        from .ops.elementwise import Clone
+        from .function import Clone  # function.py imports this module: import on use
 
         return Clone.apply(self)
 
@@ -165,203 +171,11 @@ class Tensor(TensorData, TensorMethods):
         create_graph : bool
             Record the backward pass, so gradients can be differentiated again.
         """
-        from .autograd import _seed_gradient
+        from .backward import _seed_gradient, run_backward  # imports this module: on use
 
         seed = _seed_gradient(self, gradient)
         keep = create_graph if retain_graph is None else retain_graph
         run_backward([self], [seed], keep, create_graph)
-
-    # ---------------------------------------------------------------- operators
-    def __add__(self, other: Any) -> Tensor:
-        return _E.add(self, other)
-
-    def __radd__(self, other: Any) -> Tensor:
-        return _E.add(other, self)
-
-    def __sub__(self, other: Any) -> Tensor:
-        return _E.sub(self, other)
-
-    def __rsub__(self, other: Any) -> Tensor:
-        return _E.sub(other, self)
-
-    def __mul__(self, other: Any) -> Tensor:
-        return _E.mul(self, other)
-
-    def __rmul__(self, other: Any) -> Tensor:
-        return _E.mul(other, self)
-
-    def __truediv__(self, other: Any) -> Tensor:
-        return _E.div(self, other)
-
-    def __rtruediv__(self, other: Any) -> Tensor:
-        return _E.div(_E.as_operand(other, self), self)
-
-    def __pow__(self, exponent: Any) -> Tensor:
-        return _E.pow(self, exponent)
-
-    def __rpow__(self, base: Any) -> Tensor:
-        return _E.pow(_E.as_operand(base, self), self)
-
-    def __matmul__(self, other: Tensor) -> Tensor:
-        return _M.matmul(self, other)
-
-    def __rmatmul__(self, other: Tensor) -> Tensor:
-        return _M.matmul(other, self)
-
-    def __neg__(self) -> Tensor:
-        return _E.Neg.apply(self)
-
-    def __abs__(self) -> Tensor:
-        return _E.abs(self)
-
-    def __invert__(self) -> Tensor:
-        return _E.logical_not(self)
-
-    def __eq__(self, other: object) -> Tensor:  # type: ignore[override]
-        return _E.eq(self, other)
-
-    def __ne__(self, other: object) -> Tensor:  # type: ignore[override]
-        return _E.ne(self, other)
-
-    def __lt__(self, other: Any) -> Tensor:
-        return _E.lt(self, other)
-
-    def __le__(self, other: Any) -> Tensor:
-        return _E.le(self, other)
-
-    def __gt__(self, other: Any) -> Tensor:
-        return _E.gt(self, other)
-
-    def __ge__(self, other: Any) -> Tensor:
-        return _E.ge(self, other)
-
-    def __getitem__(self, index: Any) -> Tensor:
-        return _S.getitem(self, index)
-
-    # ---------------------------------------------------------------- math methods
-    def exp(self) -> Tensor:
-        """See :func:`minitorch_accel.exp`."""
-        return _E.exp(self)
-
-    def log(self) -> Tensor:
-        """See :func:`minitorch_accel.log`."""
-        return _E.log(self)
-
-    def sqrt(self) -> Tensor:
-        """See :func:`minitorch_accel.sqrt`."""
-        return _E.sqrt(self)
-
-    def abs(self) -> Tensor:
-        """See :func:`minitorch_accel.abs`."""
-        return _E.abs(self)
-
-    def relu(self) -> Tensor:
-        """See :func:`minitorch_accel.relu`."""
-        return _E.relu(self)
-
-    def sigmoid(self) -> Tensor:
-        """See :func:`minitorch_accel.sigmoid`."""
-        return _E.sigmoid(self)
-
-    def tanh(self) -> Tensor:
-        """See :func:`minitorch_accel.tanh`."""
-        return _E.tanh(self)
-
-    def clamp(self, min: builtins.float | None = None, max: builtins.float | None = None) -> Tensor:
-        """See :func:`minitorch_accel.clamp`."""
-        return _E.clamp(self, min, max)
-
-    def matmul(self, other: Tensor) -> Tensor:
-        """See :func:`minitorch_accel.matmul`."""
-        return _M.matmul(self, other)
-
-    def sum(self, dim: Any = None, keepdim: bool = False) -> Tensor:
-        """See :func:`minitorch_accel.sum`."""
-        return _R.sum(self, dim, keepdim)
-
-    def mean(self, dim: Any = None, keepdim: bool = False) -> Tensor:
-        """See :func:`minitorch_accel.mean`."""
-        return _R.mean(self, dim, keepdim)
-
-    def var(self, dim: Any = None, keepdim: bool = False, correction: int = 1) -> Tensor:
-        """See :func:`minitorch_accel.var`."""
-        return _R.var(self, dim, keepdim, correction)
-
-    def max(self, dim: int | Tensor | None = None, keepdim: bool = False) -> Any:
-        """See :func:`minitorch_accel.max`: a tensor, or ``(values, indices)`` with a dim."""
-        return _R.max(self, dim, keepdim)
-
-    def min(self, dim: int | Tensor | None = None, keepdim: bool = False) -> Any:
-        """See :func:`minitorch_accel.min`: a tensor, or ``(values, indices)`` with a dim."""
-        return _R.min(self, dim, keepdim)
-
-    def argmax(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
-        """See :func:`minitorch_accel.argmax`."""
-        return _R.argmax(self, dim, keepdim)
-
-    def argmin(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
-        """See :func:`minitorch_accel.argmin`."""
-        return _R.argmin(self, dim, keepdim)
-
-    def logsumexp(self, dim: Any = None, keepdim: bool = False) -> Tensor:
-        """See :func:`minitorch_accel.logsumexp`."""
-        return _R.logsumexp(self, dim, keepdim)
-
-    def softmax(self, dim: int = -1) -> Tensor:
-        """See :func:`minitorch_accel.softmax`."""
-        return _R.softmax(self, dim)
-
-    def log_softmax(self, dim: int = -1) -> Tensor:
-        """See :func:`minitorch_accel.log_softmax`."""
-        return _R.log_softmax(self, dim)
-
-    def any(self) -> bool:
-        """True if any element is non-zero."""
-        with self.device.guard():
-            return bool(self.xp.any(self.array))
-
-    def all(self) -> bool:
-        """True if every element is non-zero."""
-        with self.device.guard():
-            return bool(self.xp.all(self.array))
-
-    # ---------------------------------------------------------------- shape methods
-    def reshape(self, *shape: Any) -> Tensor:
-        """See :func:`minitorch_accel.reshape`."""
-        return _S.reshape(self, *shape)
-
-    def view(self, *shape: Any) -> Tensor:
-        """Same as :meth:`reshape` (which returns a view whenever NumPy can)."""
-        return _S.reshape(self, *shape)
-
-    def transpose(self, dim0: int = -2, dim1: int = -1) -> Tensor:
-        """See :func:`minitorch_accel.transpose`."""
-        return _S.transpose(self, dim0, dim1)
-
-    @property
-    def T(self) -> Tensor:
-        """All dims reversed."""
-        return _S.permute(self, *reversed(range(self.ndim)))
-
-    def permute(self, *dims: Any) -> Tensor:
-        """See :func:`minitorch_accel.permute`."""
-        return _S.permute(self, *dims)
-
-    def expand(self, *shape: Any) -> Tensor:
-        """See :func:`minitorch_accel.expand`."""
-        return _S.expand(self, *shape)
-
-    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-        """See :func:`minitorch_accel.flatten`."""
-        return _S.flatten(self, start_dim, end_dim)
-
-    def squeeze(self, dim: int | None = None) -> Tensor:
-        """See :func:`minitorch_accel.squeeze`."""
-        return _S.squeeze(self, dim)
-
-    def unsqueeze(self, dim: int) -> Tensor:
-        """See :func:`minitorch_accel.unsqueeze`."""
-        return _S.unsqueeze(self, dim)
 
     # ---------------------------------------------------------------- in place (graph-aware)
     # An in-place op either writes the array directly (nothing to record: under no_grad,
@@ -389,7 +203,7 @@ class Tensor(TensorData, TensorMethods):
             )
         if not copy:
             before = Tensor._make(self.array, self.device, self.requires_grad, self._node)
-            before._version_counter = autograd.version_counter(self)
+            before._version_counter = versions.version_counter(self)
             return before
         with self.device.guard():
             array = self.device.backend.clone(self.array)
@@ -404,7 +218,7 @@ class Tensor(TensorData, TensorMethods):
                 f"output with shape {list(self.shape)} doesn't match the broadcast shape "
                 f"{list(result.shape)}"
             )
-        autograd.bump_version(self)
+        versions.bump_version(self)
         with self.device.guard():
             self.array[...] = result.array
         self._node = result._node
@@ -497,19 +311,6 @@ class Tensor(TensorData, TensorMethods):
             return self.device.backend.asarray(value, self.device)
         return value
 
-    def __setitem__(self, index: Any, value: Any) -> None:
-        from .ops.shape import IndexPut, raw_index
-
-        if self._records(value):
-            value = value if isinstance(value, Tensor) else Tensor(value, dtype=self.dtype)
-            before = self._history(copy=False)
-            self._rebase(IndexPut.apply(before, value.to(self.device), index=raw_index(index)))
-            return
-        self._check_inplace()
-        value = self._as_data(value)
-        with self.device.guard():
-            self.array[raw_index(index)] = value
-
     def copy_(self, src: Tensor | Any) -> Tensor:
         """Copy ``src``'s values into this tensor, in place (recorded in the graph when
         ``src`` requires grad, as :meth:`add_`).
@@ -548,21 +349,3 @@ def _mul_into(array: Any, value: Any) -> Any:
 def _div_into(array: Any, value: Any) -> Any:
     array /= value
     return array
-
-
-class ToDevice(Function):
-    """The graph node of :meth:`Tensor.to` across devices: gradients travel back."""
-
-    saves_inputs = False
-
-    def backward(self, grad_output: Tensor) -> Tensor:
-        """The gradient, moved back to the device the input came from."""
-        return grad_output.to(self.device)
-
-
-autograd._bind_tensor_factory(Tensor._make)
-
-from .ops import elementwise as _E  # noqa: E402  (the ops need Tensor defined first)
-from .ops import matmul as _M  # noqa: E402
-from .ops import reduce as _R  # noqa: E402
-from .ops import shape as _S  # noqa: E402

@@ -1,21 +1,24 @@
-"""More of PyTorch's Tensor methods, each a one-line call of a function of
-:mod:`minitorch_accel.ops`: comparisons, shape helpers, math, indexing, sorting,
-dtype conversions and the in-place variants.
+"""The Tensor's operators and op methods, each a one-line call of a function of
+:mod:`minitorch_accel.ops`: arithmetic, comparisons, indexing, reductions, shape helpers,
+math, sorting, dtype conversions and the in-place variants.
 
-:class:`~minitorch_accel.tensor.Tensor` inherits them from :class:`TensorMethods`. The
-ops are imported inside each method because they import the Tensor class themselves.
+:func:`install_tensor_methods` puts them on :class:`~minitorch_accel.Tensor`: the core
+package, below the ops, defines the Tensor without them.
 """
 
 from __future__ import annotations
 
 import builtins
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from .tensor import Tensor
+from ..core.tensor import Tensor
+from . import elementwise as _E
+from . import matmul as _M
+from . import reduce as _R
+from . import shape as _S
 
 #: PyTorch's legacy type names, returned by :meth:`TensorMethods.type`.
 _TYPE_NAMES = {
@@ -39,37 +42,37 @@ class TensorMethods:
     # ------------------------------------------------------------ comparisons
     def eq(self: Any, other: Any) -> Tensor:
         """``self == other`` (see :func:`minitorch_accel.eq`)."""
-        from .ops.compare import eq
+        from .compare import eq
 
         return eq(self, other)
 
     def ne(self: Any, other: Any) -> Tensor:
         """``self != other``."""
-        from .ops.compare import ne
+        from .compare import ne
 
         return ne(self, other)
 
     def lt(self: Any, other: Any) -> Tensor:
         """``self < other``."""
-        from .ops.compare import lt
+        from .compare import lt
 
         return lt(self, other)
 
     def le(self: Any, other: Any) -> Tensor:
         """``self <= other``."""
-        from .ops.compare import le
+        from .compare import le
 
         return le(self, other)
 
     def gt(self: Any, other: Any) -> Tensor:
         """``self > other``."""
-        from .ops.compare import gt
+        from .compare import gt
 
         return gt(self, other)
 
     def ge(self: Any, other: Any) -> Tensor:
         """``self >= other``."""
-        from .ops.compare import ge
+        from .compare import ge
 
         return ge(self, other)
 
@@ -92,43 +95,43 @@ class TensorMethods:
 
     def pow(self: Any, exponent: Any) -> Tensor:
         """``self ** exponent`` (see :func:`minitorch_accel.pow`)."""
-        from .ops.elementwise import pow
+        from .elementwise import pow
 
         return pow(self, exponent)
 
     def rsqrt(self: Any) -> Tensor:
         """See :func:`minitorch_accel.rsqrt`."""
-        from .ops.unary import rsqrt
+        from .unary import rsqrt
 
         return rsqrt(self)
 
     def log1p(self: Any) -> Tensor:
         """See :func:`minitorch_accel.log1p`."""
-        from .ops.unary import log1p
+        from .unary import log1p
 
         return log1p(self)
 
     def sin(self: Any) -> Tensor:
         """See :func:`minitorch_accel.sin`."""
-        from .ops.unary import sin
+        from .unary import sin
 
         return sin(self)
 
     def cos(self: Any) -> Tensor:
         """See :func:`minitorch_accel.cos`."""
-        from .ops.unary import cos
+        from .unary import cos
 
         return cos(self)
 
     def tan(self: Any) -> Tensor:
         """See :func:`minitorch_accel.tan`."""
-        from .ops.unary import tan
+        from .unary import tan
 
         return tan(self)
 
     def sign(self: Any) -> Tensor:
         """See :func:`minitorch_accel.sign`."""
-        from .ops.unary import sign
+        from .unary import sign
 
         return sign(self)
 
@@ -138,19 +141,19 @@ class TensorMethods:
 
     def norm(self: Any, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Tensor:
         """See :func:`minitorch_accel.norm`."""
-        from .ops.scan import norm
+        from .scan import norm
 
         return norm(self, p, dim, keepdim)
 
     def cumsum(self: Any, dim: builtins.int, dtype: Any = None) -> Tensor:
         """See :func:`minitorch_accel.cumsum`."""
-        from .ops.scan import cumsum
+        from .scan import cumsum
 
         return cumsum(self, dim, dtype)
 
     def cumprod(self: Any, dim: builtins.int, dtype: Any = None) -> Tensor:
         """See :func:`minitorch_accel.cumprod`."""
-        from .ops.scan import cumprod
+        from .scan import cumprod
 
         return cumprod(self, dim, dtype)
 
@@ -169,25 +172,25 @@ class TensorMethods:
 
     def repeat(self: Any, *sizes: Any) -> Tensor:
         """See :func:`minitorch_accel.ops.split.repeat`."""
-        from .ops.split import repeat
+        from .split import repeat
 
         return repeat(self, *sizes)
 
     def unflatten(self: Any, dim: builtins.int, sizes: Sequence[builtins.int]) -> Tensor:
         """See :func:`minitorch_accel.ops.split.unflatten`."""
-        from .ops.split import unflatten
+        from .split import unflatten
 
         return unflatten(self, dim, sizes)
 
     def split(self: Any, split_size: Any, dim: builtins.int = 0) -> tuple[Tensor, ...]:
         """See :func:`minitorch_accel.split`."""
-        from .ops.split import split
+        from .split import split
 
         return split(self, split_size, dim)
 
     def chunk(self: Any, chunks: builtins.int, dim: builtins.int = 0) -> tuple[Tensor, ...]:
         """See :func:`minitorch_accel.chunk`."""
-        from .ops.split import chunk
+        from .split import chunk
 
         return chunk(self, chunks, dim)
 
@@ -210,7 +213,7 @@ class TensorMethods:
     # ------------------------------------------------------------ indexing
     def gather(self: Any, dim: builtins.int, index: Tensor) -> Tensor:
         """See :func:`minitorch_accel.gather`."""
-        from .ops.index import gather
+        from .index import gather
 
         return gather(self, dim, index)
 
@@ -218,19 +221,19 @@ class TensorMethods:
         self: Any, dim: builtins.int, index: Tensor, src: Any = None, value: Any = None
     ) -> Tensor:
         """See :func:`minitorch_accel.scatter` (``src`` a tensor, or ``value`` a number)."""
-        from .ops.index import scatter
+        from .index import scatter
 
         return scatter(self, dim, index, value if src is None else src)
 
     def index_select(self: Any, dim: builtins.int, index: Tensor) -> Tensor:
         """See :func:`minitorch_accel.index_select`."""
-        from .ops.index import index_select
+        from .index import index_select
 
         return index_select(self, dim, index)
 
     def masked_fill(self: Any, mask: Tensor, value: Any) -> Tensor:
         """See :func:`minitorch_accel.masked_fill`."""
-        from .ops.index import masked_fill
+        from .index import masked_fill
 
         return masked_fill(self, mask, value)
 
@@ -242,7 +245,7 @@ class TensorMethods:
         stable: builtins.bool = True,
     ) -> Any:
         """See :func:`minitorch_accel.sort`: named ``(values, indices)``."""
-        from .ops.sort import sort
+        from .sort import sort
 
         return sort(self, dim, descending, stable)
 
@@ -253,7 +256,7 @@ class TensorMethods:
         stable: builtins.bool = True,
     ) -> Tensor:
         """See :func:`minitorch_accel.argsort`."""
-        from .ops.sort import argsort
+        from .sort import argsort
 
         return argsort(self, dim, descending, stable)
 
@@ -265,7 +268,7 @@ class TensorMethods:
         sorted: builtins.bool = True,
     ) -> Any:
         """See :func:`minitorch_accel.topk`: named ``(values, indices)``."""
-        from .ops.sort import topk
+        from .sort import topk
 
         return topk(self, k, dim, largest, sorted)
 
@@ -273,19 +276,19 @@ class TensorMethods:
         self: Any, k: builtins.int, dim: builtins.int = -1, keepdim: builtins.bool = False
     ) -> Any:
         """See :func:`minitorch_accel.kthvalue`: named ``(values, indices)``."""
-        from .ops.sort import kthvalue
+        from .sort import kthvalue
 
         return kthvalue(self, k, dim, keepdim)
 
     def median(self: Any, dim: builtins.int | None = None, keepdim: builtins.bool = False) -> Any:
         """See :func:`minitorch_accel.median`: a tensor, or ``(values, indices)`` with a dim."""
-        from .ops.sort import median
+        from .sort import median
 
         return median(self, dim, keepdim)
 
     def mode(self: Any, dim: builtins.int = -1, keepdim: builtins.bool = False) -> Any:
         """See :func:`minitorch_accel.mode`: named ``(values, indices)``."""
-        from .ops.sort import mode
+        from .sort import mode
 
         return mode(self, dim, keepdim)
 
@@ -341,6 +344,223 @@ class TensorMethods:
         """:meth:`scatter` in place."""
         return _write(self, self.scatter(dim, index, src, value), "scatter_")
 
+    # ---------------------------------------------------------------- operators
+    def __add__(self: Any, other: Any) -> Tensor:
+        return _E.add(self, other)
+
+    def __radd__(self: Any, other: Any) -> Tensor:
+        return _E.add(other, self)
+
+    def __sub__(self: Any, other: Any) -> Tensor:
+        return _E.sub(self, other)
+
+    def __rsub__(self: Any, other: Any) -> Tensor:
+        return _E.sub(other, self)
+
+    def __mul__(self: Any, other: Any) -> Tensor:
+        return _E.mul(self, other)
+
+    def __rmul__(self: Any, other: Any) -> Tensor:
+        return _E.mul(other, self)
+
+    def __truediv__(self: Any, other: Any) -> Tensor:
+        return _E.div(self, other)
+
+    def __rtruediv__(self: Any, other: Any) -> Tensor:
+        return _E.div(_E.as_operand(other, self), self)
+
+    def __pow__(self: Any, exponent: Any) -> Tensor:
+        return _E.pow(self, exponent)
+
+    def __rpow__(self: Any, base: Any) -> Tensor:
+        return _E.pow(_E.as_operand(base, self), self)
+
+    def __matmul__(self: Any, other: Tensor) -> Tensor:
+        return _M.matmul(self, other)
+
+    def __rmatmul__(self: Any, other: Tensor) -> Tensor:
+        return _M.matmul(other, self)
+
+    def __neg__(self: Any) -> Tensor:
+        return _E.Neg.apply(self)
+
+    def __abs__(self: Any) -> Tensor:
+        return _E.abs(self)
+
+    def __invert__(self: Any) -> Tensor:
+        return _E.logical_not(self)
+
+    def __eq__(self: Any, other: object) -> Tensor:  # type: ignore[override]
+        return _E.eq(self, other)
+
+    def __ne__(self: Any, other: object) -> Tensor:  # type: ignore[override]
+        return _E.ne(self, other)
+
+    def __lt__(self: Any, other: Any) -> Tensor:
+        return _E.lt(self, other)
+
+    def __le__(self: Any, other: Any) -> Tensor:
+        return _E.le(self, other)
+
+    def __gt__(self: Any, other: Any) -> Tensor:
+        return _E.gt(self, other)
+
+    def __ge__(self: Any, other: Any) -> Tensor:
+        return _E.ge(self, other)
+
+    def __getitem__(self: Any, index: Any) -> Tensor:
+        return _S.getitem(self, index)
+
+    # ---------------------------------------------------------------- math methods
+    def exp(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.exp`."""
+        return _E.exp(self)
+
+    def log(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.log`."""
+        return _E.log(self)
+
+    def sqrt(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.sqrt`."""
+        return _E.sqrt(self)
+
+    def abs(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.abs`."""
+        return _E.abs(self)
+
+    def relu(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.relu`."""
+        return _E.relu(self)
+
+    def sigmoid(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.sigmoid`."""
+        return _E.sigmoid(self)
+
+    def tanh(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.tanh`."""
+        return _E.tanh(self)
+
+    def clamp(
+        self: Any, min: builtins.float | None = None, max: builtins.float | None = None
+    ) -> Tensor:
+        """See :func:`minitorch_accel.clamp`."""
+        return _E.clamp(self, min, max)
+
+    def matmul(self: Any, other: Tensor) -> Tensor:
+        """See :func:`minitorch_accel.matmul`."""
+        return _M.matmul(self, other)
+
+    def sum(self: Any, dim: Any = None, keepdim: builtins.bool = False) -> Tensor:
+        """See :func:`minitorch_accel.sum`."""
+        return _R.sum(self, dim, keepdim)
+
+    def mean(self: Any, dim: Any = None, keepdim: builtins.bool = False) -> Tensor:
+        """See :func:`minitorch_accel.mean`."""
+        return _R.mean(self, dim, keepdim)
+
+    def var(
+        self: Any, dim: Any = None, keepdim: builtins.bool = False, correction: builtins.int = 1
+    ) -> Tensor:
+        """See :func:`minitorch_accel.var`."""
+        return _R.var(self, dim, keepdim, correction)
+
+    def max(
+        self: Any, dim: builtins.int | Tensor | None = None, keepdim: builtins.bool = False
+    ) -> Any:
+        """See :func:`minitorch_accel.max`: a tensor, or ``(values, indices)`` with a dim."""
+        return _R.max(self, dim, keepdim)
+
+    def min(
+        self: Any, dim: builtins.int | Tensor | None = None, keepdim: builtins.bool = False
+    ) -> Any:
+        """See :func:`minitorch_accel.min`: a tensor, or ``(values, indices)`` with a dim."""
+        return _R.min(self, dim, keepdim)
+
+    def argmax(
+        self: Any, dim: builtins.int | None = None, keepdim: builtins.bool = False
+    ) -> Tensor:
+        """See :func:`minitorch_accel.argmax`."""
+        return _R.argmax(self, dim, keepdim)
+
+    def argmin(
+        self: Any, dim: builtins.int | None = None, keepdim: builtins.bool = False
+    ) -> Tensor:
+        """See :func:`minitorch_accel.argmin`."""
+        return _R.argmin(self, dim, keepdim)
+
+    def logsumexp(self: Any, dim: Any = None, keepdim: builtins.bool = False) -> Tensor:
+        """See :func:`minitorch_accel.logsumexp`."""
+        return _R.logsumexp(self, dim, keepdim)
+
+    def softmax(self: Any, dim: builtins.int = -1) -> Tensor:
+        """See :func:`minitorch_accel.softmax`."""
+        return _R.softmax(self, dim)
+
+    def log_softmax(self: Any, dim: builtins.int = -1) -> Tensor:
+        """See :func:`minitorch_accel.log_softmax`."""
+        return _R.log_softmax(self, dim)
+
+    def any(self: Any) -> builtins.bool:
+        """True if any element is non-zero."""
+        with self.device.guard():
+            return bool(self.xp.any(self.array))
+
+    def all(self: Any) -> builtins.bool:
+        """True if every element is non-zero."""
+        with self.device.guard():
+            return bool(self.xp.all(self.array))
+
+    # ---------------------------------------------------------------- shape methods
+    def reshape(self: Any, *shape: Any) -> Tensor:
+        """See :func:`minitorch_accel.reshape`."""
+        return _S.reshape(self, *shape)
+
+    def view(self: Any, *shape: Any) -> Tensor:
+        """Same as :meth:`reshape` (which returns a view whenever NumPy can)."""
+        return _S.reshape(self, *shape)
+
+    def transpose(self: Any, dim0: builtins.int = -2, dim1: builtins.int = -1) -> Tensor:
+        """See :func:`minitorch_accel.transpose`."""
+        return _S.transpose(self, dim0, dim1)
+
+    @property
+    def T(self: Any) -> Tensor:
+        """All dims reversed."""
+        return _S.permute(self, *reversed(range(self.ndim)))
+
+    def permute(self: Any, *dims: Any) -> Tensor:
+        """See :func:`minitorch_accel.permute`."""
+        return _S.permute(self, *dims)
+
+    def expand(self: Any, *shape: Any) -> Tensor:
+        """See :func:`minitorch_accel.expand`."""
+        return _S.expand(self, *shape)
+
+    def flatten(self: Any, start_dim: builtins.int = 0, end_dim: builtins.int = -1) -> Tensor:
+        """See :func:`minitorch_accel.flatten`."""
+        return _S.flatten(self, start_dim, end_dim)
+
+    def squeeze(self: Any, dim: builtins.int | None = None) -> Tensor:
+        """See :func:`minitorch_accel.squeeze`."""
+        return _S.squeeze(self, dim)
+
+    def unsqueeze(self: Any, dim: builtins.int) -> Tensor:
+        """See :func:`minitorch_accel.unsqueeze`."""
+        return _S.unsqueeze(self, dim)
+
+    def __setitem__(self: Any, index: Any, value: Any) -> None:
+        from .shape import IndexPut, raw_index
+
+        if self._records(value):
+            value = value if isinstance(value, Tensor) else Tensor(value, dtype=self.dtype)
+            before = self._history(copy=False)
+            self._rebase(IndexPut.apply(before, value.to(self.device), index=raw_index(index)))
+            return
+        self._check_inplace()
+        value = self._as_data(value)
+        with self.device.guard():
+            self.array[raw_index(index)] = value
+
 
 def _write(target: Any, result: Tensor, op: str) -> Tensor:
     """Copy ``result`` into ``target`` (an in-place op's last step), refusing a result
@@ -357,3 +577,18 @@ def _write(target: Any, result: Tensor, op: str) -> Tensor:
             "op cannot change the shape"
         )
     return target.copy_(result)  # type: ignore[no-any-return]
+
+
+def install_tensor_methods(tensor_class: type) -> None:
+    """Give ``tensor_class`` (the core :class:`~minitorch_accel.core.tensor.Tensor`) every
+    method of :class:`TensorMethods`: its operators (``+``, ``@``, ``[]``, ...) and the
+    methods that call an op.
+
+    The core package defines the Tensor without them, since it sits below the ops; the
+    package's ``__init__`` calls this once, right after importing the ops. The type
+    checker sees them through ``TensorMethods``, which the core names as a base class
+    only for type checking.
+    """
+    for name, value in vars(TensorMethods).items():
+        if callable(value) or isinstance(value, property):
+            setattr(tensor_class, name, value)

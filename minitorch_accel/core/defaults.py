@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from .autograd import set_grad_enabled
-from .backends import Device, DeviceLike
+from ..backends import Device, DeviceLike
+from .grad_mode import set_grad_enabled
 
 _float_dtype: np.dtype[Any] = np.dtype(np.float32)
 _device: Device | None = None

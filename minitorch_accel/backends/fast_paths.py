@@ -1,0 +1,119 @@
+"""Fast paths: the accelerated variants of ops and optimizer steps, kept beside the
+reference code in per-backend tables, and the switch that turns them all off.
+
+Every op has a reference implementation in its own file under ``minitorch_accel/ops``
+(forward on raw arrays, backward on Tensors, one screen each). A backend may register a
+faster *forward* for an op under the op's name (the :class:`~minitorch_accel.core.function.Function`
+subclass's ``op_name``, its class name by default): a function ``fast(fn, *arrays,
+**params)`` called instead of ``fn.forward(*arrays, **params)``, which may set the same
+attributes on ``fn`` that the reference forward sets for the backward. Optimizers look up
+their multi-tensor steps the same way. :meth:`~minitorch_accel.core.function.Function.apply`
+is the one place ops look a fast path up.
+
+``fast_paths(False)`` (or ``MINITORCH_ACCEL_FAST_PATHS=0`` in the environment) runs the
+reference code only: step through it in a debugger while training a model.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: backend name (device type) -> op name -> fast forward
+_tables: dict[str, dict[str, Callable[..., Any]]] = {}
+
+
+class _Switch:
+    enabled: bool = os.environ.get("MINITORCH_ACCEL_FAST_PATHS", "1").strip().lower() not in (
+        "0",
+        "false",
+        "off",
+        "no",
+    )
+
+
+switch = _Switch()
+
+
+def table(backend: str) -> dict[str, Callable[..., Any]]:
+    """The fast-path table of the backend registered as ``backend`` (made on first use)."""
+    return _tables.setdefault(backend, {})
+
+
+def register_fast(backend: str, name: str, fast: Callable[..., Any]) -> None:
+    """Register ``fast`` as backend ``backend``'s fast path for the op or step ``name``.
+
+    Parameters
+    ----------
+    backend : str
+        The device type the fast path serves (``"cpu"``, ``"cuda"``).
+    name : str
+        The op's name (its Function class's ``op_name``) or the optimizer step's.
+    fast : callable
+        For an op, ``fast(fn, *arrays, **params) -> array``, a drop-in for
+        ``fn.forward``; it must give the reference's values (tested equal).
+
+    Examples
+    --------
+    >>> from minitorch_accel.backends.fast_paths import register_fast, table
+    >>> register_fast("doc-backend", "Twice", lambda fn, a: a + a)
+    >>> sorted(table("doc-backend"))
+    ['Twice']
+    """
+    table(backend)[name] = fast
+
+
+def is_fast_paths_enabled() -> bool:
+    """Whether registered fast paths are used (the default), or the reference code only."""
+    return switch.enabled
+
+
+class fast_paths:
+    """Turn the fast paths on or off for the whole process: a call, a context manager or
+    a decorator, as :class:`~minitorch_accel.set_grad_enabled`.
+
+    With them off every op runs its reference implementation and every optimizer its
+    textbook update, slower but readable step by step in a debugger. Results agree with
+    the fast paths to rounding (exactly in float64 where the order of operations is
+    the same). ``MINITORCH_ACCEL_FAST_PATHS=0`` starts a process with them off.
+
+    Parameters
+    ----------
+    mode : bool
+        True uses the fast paths, False the reference code only.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> with mta.fast_paths(False):
+    ...     mta.is_fast_paths_enabled()
+    False
+    >>> mta.is_fast_paths_enabled()
+    True
+    """
+
+    def __init__(self, mode: bool) -> None:
+        self._previous = switch.enabled
+        switch.enabled = bool(mode)
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        switch.enabled = self._previous
+
+    def __call__(self, func: F) -> F:
+        """Use as a decorator: run ``func`` with the fast paths set to this mode."""
+        mode = switch.enabled
+        switch.enabled = self._previous  # decorating does not change the mode
+
+        @functools.wraps(func)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            with fast_paths(mode):
+                return func(*args, **kwargs)
+
+        return run  # type: ignore[return-value]
