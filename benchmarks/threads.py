@@ -248,7 +248,7 @@ def run_fashion(threads: int, frameworks: list[str], epochs: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    from minitorch_accel.backends.cpu_threads import available_cpus
+    from minitorch_accel.backends.numpy.threads import available_cpus
 
     cores = available_cpus()
     parser.add_argument("--threads", default=",".join(str(n) for n in range(1, cores + 1)))

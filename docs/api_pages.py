@@ -102,7 +102,7 @@ PAGES: tuple[Page, ...] = (
             "minitorch_accel.backends",
             "minitorch_accel.backends.host_limits",
             "minitorch_accel.backends.cuda",
-            "minitorch_accel.backends.cpu_threads",
+            "minitorch_accel.backends.numpy.threads",
         ),
     ),
     Page(
@@ -112,14 +112,14 @@ PAGES: tuple[Page, ...] = (
         "without a GPU) and the functions that launch them, which ops ask for with "
         "``backend.kernel(name)``.",
         (
-            "minitorch_accel.backends.cupy_kernel_spec",
-            "minitorch_accel.backends.cupy_kernels",
-            "minitorch_accel.backends.cupy_image_kernels",
-            "minitorch_accel.backends.cupy_fast_base",
-            "minitorch_accel.backends.cupy_ops",
-            "minitorch_accel.backends.cupy_image_ops",
-            "minitorch_accel.backends.cupy_optim_ops",
-            "minitorch_accel.backends.cupy_graphs",
+            "minitorch_accel.backends.cupy.kernel_spec",
+            "minitorch_accel.backends.cupy.kernels",
+            "minitorch_accel.backends.cupy.image_kernels",
+            "minitorch_accel.backends.cupy.fast_base",
+            "minitorch_accel.backends.cupy.ops",
+            "minitorch_accel.backends.cupy.image_ops",
+            "minitorch_accel.backends.cupy.optim_ops",
+            "minitorch_accel.backends.cupy.graphs",
         ),
     ),
     Page(

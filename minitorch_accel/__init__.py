@@ -112,7 +112,7 @@ from . import (
 
 # Intra-op threads on the CPU (``torch.set_num_threads``); importing the threaded
 # kernels registers them with the NumPy backend.
-from .backends.cpu_threads import get_num_threads, set_num_threads
+from .backends.numpy.threads import get_num_threads, set_num_threads
 from .nn import models
 from .ops import threaded_kernels as _threaded_kernels  # noqa: F401
 

@@ -46,8 +46,8 @@ import contextlib
 from collections.abc import Iterator
 
 from .backends import Device, DeviceLike
-from .backends.cuda_memory import OutOfMemoryError as OutOfMemoryError
-from .backends.cuda_memory import format_bytes
+from .backends.cupy.memory import OutOfMemoryError as OutOfMemoryError
+from .backends.cupy.memory import format_bytes
 from .backends.memory_tracker import CATEGORIES, tracker
 
 __all__ = [

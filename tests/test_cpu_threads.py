@@ -23,7 +23,7 @@ import pytest
 
 import minitorch_accel as mta
 from minitorch_accel import nn, optim
-from minitorch_accel.backends import cpu_threads
+from minitorch_accel.backends.numpy import threads as cpu_threads
 from minitorch_accel.nn.models import LeNet
 from minitorch_accel.ops import conv_kernels as ck
 from minitorch_accel.ops import pool_kernels as pk
@@ -275,7 +275,7 @@ LENET_STEP = """
     import numpy as np
     import minitorch_accel as mta
     from minitorch_accel import nn, optim
-    from minitorch_accel.backends.cpu_threads import pool_workers
+    from minitorch_accel.backends.numpy.threads import pool_workers
     from minitorch_accel.nn.models import LeNet
     model = LeNet()
     opt = optim.SGD(model.parameters(), lr=0.1)

@@ -22,7 +22,7 @@ from test_strict_backend import CASES, INT, F, evaluate, functional
 
 import minitorch_accel as mta
 import minitorch_accel.cuda as mcuda
-from minitorch_accel.backends.cuda_memory import (
+from minitorch_accel.backends.cupy.memory import (
     OutOfMemoryError,
     TrackingAllocator,
     format_bytes,

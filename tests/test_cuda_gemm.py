@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import minitorch_accel as mta
-from minitorch_accel.backends.cupy_fast_base import FastPathBase
+from minitorch_accel.backends.cupy.fast_base import FastPathBase
 
 TYPES = {0: np.float32, 2: np.float16, 14: None}
 

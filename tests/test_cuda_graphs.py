@@ -395,7 +395,7 @@ def _fake_cupy(log: list[str], end_error: Exception | None = None) -> Any:
 
 
 def test_cupy_capture_uses_a_fresh_stream_per_graph_and_launches_on_the_current() -> None:
-    import minitorch_accel.backends.cupy_graphs as cg
+    import minitorch_accel.backends.cupy.graphs as cg
 
     log: list[str] = []
     graphs = cg.CupyGraphs(_fake_cupy(log))
@@ -419,7 +419,7 @@ def test_cupy_capture_uses_a_fresh_stream_per_graph_and_launches_on_the_current(
 
 
 def test_cupy_abort_ends_an_invalidated_capture_and_leaves_the_stream() -> None:
-    import minitorch_accel.backends.cupy_graphs as cg
+    import minitorch_accel.backends.cupy.graphs as cg
 
     log: list[str] = []
     error = RuntimeError(
@@ -436,7 +436,7 @@ def test_cupy_abort_ends_an_invalidated_capture_and_leaves_the_stream() -> None:
 
 
 def test_cuda_capture_errors_become_capture_errors() -> None:
-    from minitorch_accel.backends.cupy_graphs import capture_error
+    from minitorch_accel.backends.cupy.graphs import capture_error
 
     refused = RuntimeError(
         "cudaErrorStreamCaptureUnsupported: operation not permitted when stream is capturing"

@@ -19,7 +19,7 @@ from support.host_kernels import CXX, HostFastPaths, host_fast_paths
 import minitorch_accel as mta
 from minitorch_accel import nn, optim
 from minitorch_accel.backends import registry
-from minitorch_accel.backends.numpy_backend import NumpyBackend
+from minitorch_accel.backends.numpy.backend import NumpyBackend
 from minitorch_accel.nn.models import LeNet
 
 

@@ -25,8 +25,8 @@ from support.host_kernels import (
     nvcc_ptx,
 )
 
-from minitorch_accel.backends import cupy_kernels as K
-from minitorch_accel.backends.cupy_ops import FAST_PATHS
+from minitorch_accel.backends.cupy import kernels as K
+from minitorch_accel.backends.cupy.ops import FAST_PATHS
 from minitorch_accel.ops import conv_kernels as ck
 from minitorch_accel.ops import pool_kernels as pk
 from minitorch_accel.optim.adam import adam_update

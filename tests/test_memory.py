@@ -122,7 +122,7 @@ def test_the_cap_raises_at_the_allocation_that_passes_it(counting: str) -> None:
 
 
 def test_the_same_error_as_the_gpu() -> None:
-    from minitorch_accel.backends.cuda_memory import OutOfMemoryError as GpuError
+    from minitorch_accel.backends.cupy.memory import OutOfMemoryError as GpuError
 
     assert OutOfMemoryError is GpuError is mta.cuda.OutOfMemoryError
 

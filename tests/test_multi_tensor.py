@@ -1,7 +1,7 @@
 """Multi-tensor ("foreach") optimizer kernels: one launch updates every parameter.
 
 The kernels are generated from the same loop bodies as the one-tensor kernels
-(:func:`~minitorch_accel.backends.cupy_kernels.multi_tensor_source`). Here they are
+(:func:`~minitorch_accel.backends.cupy.kernels.multi_tensor_source`). Here they are
 compiled by nvcc (syntax and types) and, through the host stand-in of
 ``support/host_kernels.py`` (a test double), run and compared with the one-by-one NumPy
 updates; last, SGD and Adam are shown to take the multi-tensor path when a backend
@@ -20,9 +20,9 @@ from support.host_kernels import CXX, HostFastPaths, host_fast_paths, needs_nvcc
 
 import minitorch_accel as mta
 from minitorch_accel import optim
-from minitorch_accel.backends import cupy_kernels as K
 from minitorch_accel.backends import registry
-from minitorch_accel.backends.numpy_backend import NumpyBackend
+from minitorch_accel.backends.cupy import kernels as K
+from minitorch_accel.backends.numpy.backend import NumpyBackend
 from minitorch_accel.optim.adam import adam_update
 from minitorch_accel.optim.sgd import sgd_update
 

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from minitorch_accel.backends import Device, Transfer, registry, transfer_stats
-from minitorch_accel.backends.numpy_backend import NumpyBackend
+from minitorch_accel.backends.numpy.backend import NumpyBackend
 from minitorch_accel.data import DataLoader, TensorDataset
 from minitorch_accel.data.prefetch import PinnedRing
 

@@ -1,31 +1,21 @@
 """Array backends, the registry and devices.
 
-``cpu`` (NumPy, with virtual ``cpu:N`` devices) is always there; ``cuda`` (CuPy) is
-registered too and built lazily, on first use.
+``cpu`` (NumPy, with virtual ``cpu:N`` devices, in :mod:`.numpy`) is always there;
+``cuda`` (CuPy, in :mod:`.cupy`) is registered too and built lazily, on first use. A
+backend is one folder with one ``register()`` call; nothing outside this package imports
+CuPy.
 """
 
 from __future__ import annotations
 
-from . import cuda
+from . import cuda, cupy, numpy
 from .base import Backend, CaptureError, Transfer, TransferStats, transfer_stats
 from .device import Device, DeviceLike
 from .registry import available, get, register, registered, unregister
 
-
-def _make_numpy() -> Backend:
-    from .numpy_backend import NumpyBackend
-
-    return NumpyBackend()
-
-
-def _make_cupy() -> Backend:
-    from .cupy_backend import CupyBackend
-
-    return CupyBackend()
-
-
-register("cpu", _make_numpy)
-register("cuda", _make_cupy)
+# Each backend is one folder with one register() call.
+numpy.register()
+cupy.register()
 
 __all__ = [
     "Backend",

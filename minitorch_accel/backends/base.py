@@ -233,7 +233,7 @@ class Backend:
 
     def set_memory_limit(self, device: Device, nbytes: int | None) -> None:
         """Make allocations that would take ``device`` past ``nbytes`` raise
-        :class:`~minitorch_accel.backends.cuda_memory.OutOfMemoryError` (None: no limit).
+        :class:`~minitorch_accel.backends.cupy.memory.OutOfMemoryError` (None: no limit).
 
         Here the memory tracker counts and enforces it (and is switched on for it).
         """

@@ -30,14 +30,14 @@ from typing import TYPE_CHECKING, Union
 
 from .. import memory as _memory
 from ..backends import Device, registry
-from ..backends.cuda_memory import OutOfMemoryError, format_bytes
-from ..backends.cuda_memory import oom_guard as _oom_guard
-from ..backends.cuda_memory import translate_oom as _translate_oom
+from ..backends.cupy.memory import OutOfMemoryError, format_bytes
+from ..backends.cupy.memory import oom_guard as _oom_guard
+from ..backends.cupy.memory import translate_oom as _translate_oom
 from . import graphs
 from .graphs import CUDAGraph, capture_step, graph
 
 if TYPE_CHECKING:
-    from ..backends.cupy_backend import CupyBackend
+    from ..backends.cupy.backend import CupyBackend
 
 DeviceArg = Union[int, str, Device, None]  # noqa: UP007  (a runtime alias)
 
@@ -138,7 +138,7 @@ def mem_get_info(device: DeviceArg = None) -> tuple[int, int]:
 def memory_stats(device: DeviceArg = None) -> dict[str, int]:
     """``allocated``, ``held``, ``peak``, ``free`` and ``total`` bytes (all 0 without a GPU).
 
-    See :meth:`minitorch_accel.backends.cupy_backend.CupyBackend.memory_stats`.
+    See :meth:`minitorch_accel.backends.cupy.backend.CupyBackend.memory_stats`.
     """
     dev = _device(device)
     backend = _backend()
@@ -167,7 +167,7 @@ def max_memory_allocated(device: DeviceArg = None) -> int:
     """The most bytes in live arrays since the start or :func:`reset_peak_memory_stats`
     (see :func:`minitorch_accel.memory.max_memory_allocated`).
 
-    Exact to within 1 MiB (see :class:`~minitorch_accel.backends.cuda_memory.TrackingAllocator`).
+    Exact to within 1 MiB (see :class:`~minitorch_accel.backends.cupy.memory.TrackingAllocator`).
     """
     _device(device)
     if _backend() is None:

@@ -6,7 +6,7 @@ in float32 on the (exactly representable) float16 values and rounds the result t
 float16: float16 storage with float32 accumulation, which is what GPU tensor cores do.
 On a GPU, 2-D float16/float32/float64 products go to the backend's ``gemm`` fast path
 (one cuBLAS call, float16 on tensor cores with float32 accumulation, see
-:mod:`minitorch_accel.backends.cupy_fast_base`); every other case is ``xp.matmul`` itself.
+:mod:`minitorch_accel.backends.cupy.fast_base`); every other case is ``xp.matmul`` itself.
 """
 
 from __future__ import annotations

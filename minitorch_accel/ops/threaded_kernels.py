@@ -1,7 +1,7 @@
 """The CPU's threaded fast paths: the reference kernels, run on slices of the batch.
 
 Each function here cuts its work into contiguous chunks (images of a batch, or runs of
-elements) with :func:`~minitorch_accel.backends.cpu_threads.parallel_for` and calls the
+elements) with :func:`~minitorch_accel.backends.numpy.threads.parallel_for` and calls the
 reference kernel of :mod:`~.conv_kernels` or :mod:`~.pool_kernels` on each chunk,
 writing into that chunk's part of one output buffer. Every output element is computed
 by the same operations in the same order as the reference does, so results are equal
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..backends.cpu_threads import parallel_for, register_kernel
+from ..backends.numpy.threads import parallel_for, register_kernel
 from . import conv_kernels as ck
 from . import pool_kernels as pk
 from .gemm import gemm

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..backends.cpu_threads import parallel_for, register_kernel
+from ..backends.numpy.threads import parallel_for, register_kernel
 from .adam import adam_update
 from .sgd import sgd_update
 

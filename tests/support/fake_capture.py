@@ -144,7 +144,7 @@ class CapturingStrictBackend(StrictBackend):
         return self.capturing == device
 
     def capture_error(self, exc: BaseException) -> Any:
-        from minitorch_accel.backends.cupy_graphs import capture_error
+        from minitorch_accel.backends.cupy.graphs import capture_error
 
         return capture_error(exc)
 

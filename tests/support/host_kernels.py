@@ -1,10 +1,10 @@
 """TEST DOUBLE: the CuPy fast paths run on the host, through host-compiled kernels.
 
-Each CUDA loop body of :mod:`minitorch_accel.backends.cupy_kernels` is compiled for the
+Each CUDA loop body of :mod:`minitorch_accel.backends.cupy.kernels` is compiled for the
 *host* by a C++ compiler, as one serial loop over the element index ``i``, and called
 through ctypes by small stand-ins for ``cupy.ElementwiseKernel``,
 ``cupy.ReductionKernel`` and ``cupy.RawKernel``.
-:class:`~minitorch_accel.backends.cupy_ops.CupyFastPaths` runs on those stand-ins
+:class:`~minitorch_accel.backends.cupy.ops.CupyFastPaths` runs on those stand-ins
 (:class:`HostFastPaths`), so the kernels' arithmetic and indexing *and* the Python code
 that launches them can be compared with the NumPy code paths they replace, on a machine
 without a GPU. Nothing here is used outside the tests.
@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from minitorch_accel.backends import cupy_kernels as K
-from minitorch_accel.backends.cupy_ops import CupyFastPaths
+from minitorch_accel.backends.cupy import kernels as K
+from minitorch_accel.backends.cupy.ops import CupyFastPaths
 
 CXX = shutil.which("g++") or shutil.which("c++")
 NVCC = shutil.which("nvcc")

@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy
 
-from . import cupy_kernels as K
-from .cupy_fast_base import FastPathBase
+from . import kernels as K
+from .fast_base import FastPathBase
 
 
 class OptimizerFastPaths(FastPathBase):

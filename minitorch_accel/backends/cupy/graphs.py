@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import CaptureError
+from ..base import CaptureError
 
 #: Words of CUDA's errors for work a capture refuses (cudaErrorStreamCapture...).
 CAPTURE_ERRORS = ("StreamCapture", "stream is capturing", "capturing stream")

@@ -248,7 +248,7 @@ def parallel_for(total: int, fn: Callable[[int, int], None], grain: int = 1) -> 
     Examples
     --------
     >>> import numpy as np
-    >>> from minitorch_accel.backends.cpu_threads import parallel_for
+    >>> from minitorch_accel.backends.numpy.threads import parallel_for
     >>> x, out = np.arange(10.0), np.empty(10)
     >>> parallel_for(10, lambda s, e: np.multiply(x[s:e], 2, out=out[s:e]))
     >>> out.tolist()[:4]

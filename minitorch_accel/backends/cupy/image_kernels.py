@@ -1,6 +1,6 @@
 """CUDA sources of the CuPy backend's image kernels: im2col, col2im and max pooling.
 
-See :mod:`minitorch_accel.backends.cupy_kernel_spec` for what a :class:`KernelSpec`
+See :mod:`minitorch_accel.backends.cupy.kernel_spec` for what a :class:`KernelSpec`
 holds. Each kernel decodes its element index ``i`` into image coordinates and reads
 its inputs through ``raw`` arrays indexed by ``{n, c, y, x}``, so inputs of any strides
 (NCHW, or an NCHW view of NHWC memory) work without copies. The gradients (col2im, max
@@ -10,7 +10,7 @@ atomics and are deterministic.
 
 from __future__ import annotations
 
-from .cupy_kernel_spec import KernelSpec
+from .kernel_spec import KernelSpec
 
 IM2COL = KernelSpec(
     "mta_im2col",

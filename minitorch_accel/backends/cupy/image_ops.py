@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import cupy_kernels as K
-from .cupy_fast_base import FastPathBase
+from . import kernels as K
+from .fast_base import FastPathBase
 
 
 class ImageFastPaths(FastPathBase):

@@ -26,12 +26,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .base import Backend, CaptureError, Transfer
-from .cuda_memory import OutOfMemoryError, TrackingAllocator, oom_guard, translate_oom
-from .cupy_graphs import CupyGraph, CupyGraphs, capture_error
+from ..base import Backend, CaptureError, Transfer
+from .graphs import CupyGraph, CupyGraphs, capture_error
+from .memory import OutOfMemoryError, TrackingAllocator, oom_guard, translate_oom
 
 if TYPE_CHECKING:
-    from .device import Device
+    from ..device import Device
 
 #: Python and NumPy scalars: what :meth:`CupyBackend.asarray` fills in on the device.
 SCALARS = (int, float, bool, np.number, np.bool_)
@@ -89,7 +89,7 @@ class CupyBackend(Backend):
     name = "cuda"
 
     def __init__(self) -> None:
-        from .cupy_ops import CupyFastPaths
+        from .ops import CupyFastPaths
 
         self.xp = load_cupy()
         self._count = int(self.xp.cuda.runtime.getDeviceCount())

@@ -6,11 +6,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import cpu_threads
-from .base import Backend
+from ..base import Backend
+from . import threads as cpu_threads
 
 if TYPE_CHECKING:
-    from .device import Device
+    from ..device import Device
 
 #: Virtual CPU devices allowed; more is almost certainly a mistake in the caller.
 MAX_VIRTUAL_DEVICES = 64
@@ -61,6 +61,6 @@ class NumpyBackend(Backend):
 
     def kernel(self, name: str) -> Any:
         """The threaded CPU kernel ``name`` when several threads are in use, else None
-        (see :mod:`~minitorch_accel.backends.cpu_threads`).
+        (see :mod:`~minitorch_accel.backends.numpy.threads`).
         """
         return cpu_threads.threaded_kernel(name)

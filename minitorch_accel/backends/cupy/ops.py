@@ -1,7 +1,7 @@
 """The CuPy backend's fast paths: the kernels of :mod:`.cupy_kernels`, built once and
 called on CuPy arrays.
 
-:meth:`CupyBackend.kernel(name) <minitorch_accel.backends.cupy_backend.CupyBackend.kernel>`
+:meth:`CupyBackend.kernel(name) <minitorch_accel.backends.cupy.backend.CupyBackend.kernel>`
 returns one of the methods of :class:`CupyFastPaths`; ops use it when it is not None
 and their generic ``xp`` code otherwise. Every method runs on the GPU that holds its
 first array argument.
@@ -14,13 +14,13 @@ The names (raw CuPy arrays in, raw arrays out; each method below gives its signa
   :func:`minitorch_accel.optim.adam.adam_update`, in one kernel.
 - ``sgd_update_many``, ``adam_update_many``: the same for lists of tensors, in one
   launch of a multi-tensor kernel
-  (:func:`~minitorch_accel.backends.cupy_kernel_spec.multi_tensor_source`); False where
+  (:func:`~minitorch_accel.backends.cupy.kernel_spec.multi_tensor_source`); False where
   they do not apply (mixed dtypes, strided arrays), and then nothing has changed.
 - ``label_count``: one reduction over int64 labels that nothing waits for; its count is
   read back later, only when asked.
 - ``cross_entropy_forward``, ``cross_entropy_backward``: the loss per row or its mean or
   sum, with the label counts; up to 4,096 rows and 1,024 classes, one launch
-  (:func:`~minitorch_accel.backends.cupy_kernels.cross_entropy_block_source`).
+  (:func:`~minitorch_accel.backends.cupy.kernels.cross_entropy_block_source`).
 - ``im2col``, ``col2im``, ``conv2d_grad_input``: the columns of a convolution (K in the
   order its geometry names), their adjoint, and the input gradient (one GEMM per group,
   then ``col2im``).
@@ -36,9 +36,9 @@ from typing import Any
 
 import numpy
 
-from . import cupy_kernels as K
-from .cupy_image_ops import ImageFastPaths
-from .cupy_optim_ops import OptimizerFastPaths
+from . import kernels as K
+from .image_ops import ImageFastPaths
+from .optim_ops import OptimizerFastPaths
 
 #: The names :meth:`CupyFastPaths.get` answers.
 FAST_PATHS = (
@@ -67,7 +67,7 @@ def _nothing_read() -> int:
 class CupyFastPaths(ImageFastPaths, OptimizerFastPaths):
     """Every fast path of the CuPy backend: the activation and loss kernels here, the
     image and optimizer ones from the two base classes, the GEMM from
-    :class:`~minitorch_accel.backends.cupy_fast_base.FastPathBase` (whose parameters
+    :class:`~minitorch_accel.backends.cupy.fast_base.FastPathBase` (whose parameters
     it takes).
     """
 

@@ -2,9 +2,9 @@
 loss; and the lists of every kernel (:data:`SPECS`, :data:`REDUCTIONS`,
 :data:`MULTI_TENSOR`).
 
-Each kernel is a :class:`~minitorch_accel.backends.cupy_kernel_spec.KernelSpec` (see
+Each kernel is a :class:`~minitorch_accel.backends.cupy.kernel_spec.KernelSpec` (see
 that module); the image kernels live in
-:mod:`~minitorch_accel.backends.cupy_image_kernels`. The sources are plain strings, so
+:mod:`~minitorch_accel.backends.cupy.image_kernels`. The sources are plain strings, so
 they can be compiled with ``nvcc`` on a machine without a GPU (see
 ``tests/test_kernel_sources.py``).
 
@@ -13,14 +13,14 @@ kernels and makes a boolean temporary (``mask = y > 0``, ``grad * mask``); the f
 kernel reads ``y`` and ``grad`` once and writes the result once. An SGD step with
 momentum is seven array passes in NumPy and one here.
 
-Nothing in this module imports CuPy; :mod:`minitorch_accel.backends.cupy_ops` builds
+Nothing in this module imports CuPy; :mod:`minitorch_accel.backends.cupy.ops` builds
 the kernels and the Python functions that call them.
 """
 
 from __future__ import annotations
 
-from .cupy_image_kernels import COL2IM, IM2COL, MAX_POOL_BACKWARD, MAX_POOL_FORWARD
-from .cupy_kernel_spec import (
+from .image_kernels import COL2IM, IM2COL, MAX_POOL_BACKWARD, MAX_POOL_FORWARD
+from .kernel_spec import (
     KernelSpec,
     Param,
     ReductionSpec,

@@ -1,6 +1,6 @@
 """What every group of CuPy fast paths shares: the CuPy module, the device switch, the
 kernels compiled on first use, and the direct cuBLAS GEMM (see
-:mod:`minitorch_accel.backends.cupy_ops`).
+:mod:`minitorch_accel.backends.cupy.ops`).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy
 
-from . import cuda as cuda_settings
-from . import cupy_kernels as K
+from .. import cuda as cuda_settings
+from . import kernels as K
 
 _NO_SWITCH = contextlib.nullcontext()
 
