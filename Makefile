@@ -9,6 +9,7 @@ check: lint typecheck test docs
 lint:
 	ruff check minitorch_accel tests benchmarks examples docs
 	ruff format --check minitorch_accel tests benchmarks examples docs
+	lint-imports
 
 typecheck:
 	mypy --strict minitorch_accel
