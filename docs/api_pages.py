@@ -45,6 +45,10 @@ PAGES: tuple[Page, ...] = (
             "minitorch_accel.core.tensor",
             "minitorch_accel.core.tensor_data",
             "minitorch_accel.core.factories",
+            "minitorch_accel.core.function",
+            "minitorch_accel.core.backward",
+            "minitorch_accel.core.grad_mode",
+            "minitorch_accel.core.versions",
             "minitorch_accel.autograd",
             "minitorch_accel.core.convert",
             "minitorch_accel.serialization",
@@ -103,6 +107,7 @@ PAGES: tuple[Page, ...] = (
             "minitorch_accel.backends.host_limits",
             "minitorch_accel.backends.cuda",
             "minitorch_accel.backends.numpy.threads",
+            "minitorch_accel.backends.fast_paths",
         ),
     ),
     Page(
