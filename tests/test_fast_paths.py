@@ -39,9 +39,9 @@ def fast_triple() -> Any:
         calls.append(a.size)
         return a + a + a
 
-    fp.register_fast("cpu", "Triple", fast)
+    fp.register_fast("cpu", Triple.op_name, fast)
     yield calls
-    del fp.table("cpu")["Triple"]
+    del fp.table("cpu")[Triple.op_name]
 
 
 def test_function_apply_uses_a_registered_fast_forward(fast_triple: list[int]) -> None:
@@ -65,9 +65,19 @@ def test_a_subclass_does_not_inherit_its_parents_fast_path(fast_triple: list[int
     class Triple2(Triple):
         pass
 
-    assert Triple2.op_name == "Triple2"
+    assert Triple2.op_name.endswith("Triple2") and Triple2.op_name != Triple.op_name
     Triple2.apply(mta.tensor([1.0]))
     assert fast_triple == []
+
+
+def test_a_users_op_never_shares_a_name_with_the_packages_ops() -> None:
+    from minitorch_accel.ops.elementwise import Mul
+
+    users_mul = type("Mul", (Function,), {"forward": lambda self, a, b: a * b * 2})
+    assert Mul.op_name == "Mul"
+    assert users_mul.op_name == f"{__name__}.Mul"
+    x = mta.tensor([1.0, 2.0])
+    assert users_mul.apply(x, x).tolist() == [2.0, 8.0]  # its own forward, not Mul's
 
 
 def test_the_switch_as_a_call_and_as_a_decorator() -> None:

@@ -67,7 +67,9 @@ class Function:
     """
 
     #: The name a backend's fast path for this op is registered under (see
-    #: :mod:`minitorch_accel.backends.fast_paths`); each subclass gets its class name.
+    #: :mod:`minitorch_accel.backends.fast_paths`). The package's own ops get their class
+    #: name; a Function defined elsewhere its module-qualified name, so that a user's
+    #: ``Relu`` never picks up the package's ``Relu`` fast path by sharing its name.
     op_name: str = "Function"
     saves_output = False
     saves_inputs = True
@@ -89,7 +91,9 @@ class Function:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls.op_name = cls.__dict__.get("op_name", cls.__name__)
+        if "op_name" not in cls.__dict__:  # the package's ops: their class name
+            inside = cls.__module__.startswith("minitorch_accel.")
+            cls.op_name = cls.__name__ if inside else f"{cls.__module__}.{cls.__qualname__}"
 
     def forward(self, *arrays: Any, **params: Any) -> Any:
         """Compute the output array from the input arrays."""
