@@ -116,7 +116,9 @@ def _run_node(fn: Function, grad_out: Tensor, sink: _GradientSink) -> None:
         _check_finite(fn, grads)
     for t, node, g in zip(fn.inputs, fn.input_nodes, grads, strict=False):
         if g is not None and t is not None and t.requires_grad:
-            sink.send(t, node, _shaped_like(g, t), fn.fresh_grads)
+            if g.array.shape != t.array.shape or g.array.dtype is not t.array.dtype:
+                g = _shaped_like(g, t)
+            sink.send(t, node, g, fn.fresh_grads)
 
 
 def sum_to_shape(grad: Tensor, shape: tuple[int, ...]) -> Tensor:
@@ -165,6 +167,16 @@ class _GradientSink:
     (out of memory) puts them back; sums into a ``.grad`` older than the walk wait for
     its end. Leaves with hooks get their summed gradient, through the hooks, at the end.
     """
+
+    __slots__ = (
+        "found",
+        "hooked_leaves",
+        "may_steal",
+        "node_grads",
+        "outermost",
+        "stolen",
+        "wanted",
+    )
 
     def __init__(self, capture: Sequence[Tensor] | None, create_graph: bool) -> None:
         self.node_grads: dict[int, Tensor] = {}  # id(node) -> its output's summed gradient
