@@ -14,8 +14,8 @@ the same initial weights on the same batches:
 For each it prints the step time (median, after a warm-up step), the bytes moved per
 step (:data:`minitorch_accel.backends.transfer_stats`), the pipeline's measured bubble
 beside the theory ``(p - 1) / (m + p - 1)``, and the final loss, which is the same for
-all of them (to 1e-10). Peak memory per device is printed where the package has the
-memory statistics (``minitorch_accel.memory.max_memory_allocated``). ``--timeline
+all of them (to 1e-10), and the peak memory per device counted by the memory accounting
+(``minitorch_accel.memory.max_memory_allocated``, with tracking on). ``--timeline
 PATH.png`` saves the 1F1B pipeline's last step as a Gantt chart.
 
 On virtual CPU devices (the default, ``cpu:1`` ... ``cpu:4``) every device is the same
@@ -83,19 +83,14 @@ def tensor_parallel(model: nn.Sequential, devices: list[mta.Device]) -> nn.Seque
     return nn.Sequential(*parts)
 
 
-def peak_memory(devices: list[mta.Device]) -> list[int] | None:
-    """Peak bytes allocated per device since the last reset, if the package counts them."""
-    memory = getattr(mta, "memory", None)
-    if memory is None or not hasattr(memory, "max_memory_allocated"):
-        return None
-    return [int(memory.max_memory_allocated(d)) for d in devices]
+def peak_memory(devices: list[mta.Device]) -> list[int]:
+    """Peak bytes counted per device since the last reset (memory tracking is on)."""
+    return [int(mta.memory.max_memory_allocated(d)) for d in devices]
 
 
 def reset_peaks(devices: list[mta.Device]) -> None:
-    memory = getattr(mta, "memory", None)
-    if memory is not None and hasattr(memory, "reset_peak_memory_stats"):
-        for d in devices:
-            memory.reset_peak_memory_stats(d)
+    for d in devices:
+        mta.memory.reset_peak_memory_stats(d)
 
 
 def main() -> None:  # noqa: C901  (six strategies run in turn, read top to bottom)
@@ -197,12 +192,9 @@ def main() -> None:  # noqa: C901  (six strategies run in turn, read top to bott
             f"{loss:.12f}",
         ]
         rows.append(row)
-    headers = ["strategy", "step ms", "MB moved/step", "bubble", "final loss"]
-    if all(p is not None for p in peaks):
-        headers.insert(3, "peak MB per device")
-        for row, p in zip(rows, peaks, strict=True):
-            assert p is not None
-            row.insert(3, " ".join(f"{b / 1e6:.1f}" for b in p))
+    headers = ["strategy", "step ms", "MB moved/step", "peak MB per device", "bubble", "loss"]
+    for row, p in zip(rows, peaks, strict=True):
+        row.insert(3, " ".join(f"{b / 1e6:.1f}" for b in p))
     print(
         f"{n} devices ({', '.join(map(str, devices))}), batch {args.batch}, "
         f"width {args.width}, {args.steps} steps"
@@ -220,4 +212,5 @@ def main() -> None:  # noqa: C901  (six strategies run in turn, read top to bott
 
 
 if __name__ == "__main__":
-    main()
+    with mta.memory.tracking():
+        main()

@@ -25,6 +25,7 @@ from functools import partial
 from time import perf_counter
 from typing import Any
 
+from .. import memory
 from ..backends import Device, DeviceLike, transfer_stats
 from ..core.convert import move_array
 from ..core.grad_mode import no_grad, set_grad_enabled
@@ -115,6 +116,13 @@ class Pipeline:
     last_timings : StepTimings or None
         Bytes moved and seconds (``forward``/``backward``: the busiest stage's; ``update``:
         the optimizer) of the latest :meth:`step`.
+    last_peak_memory : list of int or None
+        With memory tracking on (:func:`minitorch_accel.memory.tracking`), per stage the
+        most bytes its device held during the latest :meth:`step` above what it held at
+        the start: the activations saved for backward, the gradients and the messages
+        between stages (stages that share a device share the figure). GPipe's grows
+        with the number of micro-batches, 1F1B's with the number of stages. None when
+        tracking is off.
 
     Notes
     -----
@@ -177,6 +185,7 @@ class Pipeline:
         weakref.finalize(self, stop_threads, list(self._threads))
         self.last_timeline: list[TimelineEvent] = []
         self.last_timings: StepTimings | None = None
+        self.last_peak_memory: list[int] | None = None
 
     # ------------------------------------------------------------ training
     def step(self, x: Tensor, target: Tensor) -> float:  # noqa: C901  (checks, run, restore on failure)
@@ -212,6 +221,7 @@ class Pipeline:
         for p in params:
             p.grad = None
         start, moved_before = perf_counter(), transfer_stats.as_dict()
+        in_use = _start_peaks(self.devices)
         actions = SCHEDULES[self.schedule](len(self.stages), len(sizes))
         try:
             run = self._run(actions, _split(x, sizes), _split(target, sizes), weights, True)
@@ -221,6 +231,7 @@ class Pipeline:
             for buffer, array in saved_buffers:
                 buffer.array = array
             raise
+        self.last_peak_memory = _peaks_above(self.devices, in_use)
         tick = perf_counter()
         if self.optimizer is not None:
             self.optimizer.step()
@@ -461,6 +472,22 @@ class Pipeline:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _start_peaks(devices: Sequence[Device]) -> list[int] | None:
+    """With memory tracking on: a new peak on each device, and the bytes in use now."""
+    if not memory.is_tracking():
+        return None
+    for device in dict.fromkeys(devices):
+        memory.reset_peak_memory_stats(device)
+    return [memory.memory_allocated(d) for d in devices]
+
+
+def _peaks_above(devices: Sequence[Device], in_use: list[int] | None) -> list[int] | None:
+    """Each device's peak since :func:`_start_peaks`, above what it held then."""
+    if in_use is None:
+        return None
+    return [memory.max_memory_allocated(d) - b for d, b in zip(devices, in_use, strict=True)]
 
 
 def _split(batch: Tensor, sizes: Sequence[int]) -> list[Tensor]:
