@@ -327,16 +327,12 @@ def _fit(
     ckpt: Any,
     checkpoint: str | None,
 ) -> History:
+    from .config import FitConfig
     from .loop import fit
 
-    return fit(
-        parts["model"],
-        parts["loader"],
-        parts["optimizer"],
-        parts["loss_fn"],
-        config.epochs,
+    settings = FitConfig(
+        epochs=config.epochs,
         device=device,
-        val_loader=parts["val_loader"],
         scheduler=parts["scheduler"],
         checkpoint=checkpoint,
         progress=not args.quiet,
@@ -346,6 +342,14 @@ def _fit(
         metadata={"config": config.to_dict()},
         amp=config.amp,
         on_nonfinite=args.on_nonfinite,
+    )
+    return fit(
+        parts["model"],
+        parts["loader"],
+        parts["optimizer"],
+        parts["loss_fn"],
+        settings,
+        val_loader=parts["val_loader"],
     )
 
 
