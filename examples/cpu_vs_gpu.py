@@ -6,7 +6,7 @@ where it wins by far, the small steps where launch and copy overheads eat the ga
 Prints: four tables (matmul GFLOP/s, the LeNet training step, matrix inverse, gradient
 averaging), each CPU beside every GPU with the speed-up; CPU columns only without a GPU.
 Takes: about 5 minutes on 2 busy CPU cores with the default sizes (the large matmuls
-and inverses are most of it; ``--sizes 256,1024`` takes under a minute); less with a GPU.
+and inverses are most of it; ``--sizes 256,1024`` takes under a minute).
 
 Every device is warmed up first (BLAS threads started, GPU kernels compiled), so the
 first size timed is not charged for it.

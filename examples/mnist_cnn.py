@@ -7,7 +7,7 @@ MNIST sample in mini-batches), the model (a LeNet-style ``nn.Module``), the trai
 saving the weights (``mta.save`` of the ``state_dict``).
 Prints: one line per epoch (training loss, test accuracy, seconds), then the final test
 accuracy (98.1% with the fixed seed) and the file the weights went to (``mnist_cnn.npz``).
-Takes: about 15 s on 2 CPU cores (6 epochs of 4,000 digits); a few seconds on a GPU.
+Takes: about 15 s on 2 CPU cores (6 epochs of 4,000 digits).
 
     python examples/mnist_cnn.py                  # on the CPU
     python examples/mnist_cnn.py --device cuda    # the same on a GPU

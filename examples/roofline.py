@@ -5,7 +5,7 @@ Teaches: the roofline model: a kernel is limited by compute or by memory bandwid
 and its arithmetic intensity (FLOPs per byte) says which.
 Prints: the measured peak FLOP/s and bandwidth, then for each piece of work its
 intensity, its measured rate and the share of the roof it reaches.
-Takes: about 5 s on 2 CPU cores; a few seconds on a GPU.
+Takes: about 5 s on 2 CPU cores.
 
 (1) The two ceilings of a device, measured: the float32 GEMM rate (FLOP/s) and the
     memory bandwidth of a large copy (bytes read + written per second).
