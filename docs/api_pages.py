@@ -182,7 +182,8 @@ PAGES: tuple[Page, ...] = (
     Page(
         "train",
         "Training loops",
-        "The fit/evaluate loop used by the examples.",
+        "The fit/evaluate loop, its settings (FitConfig) and callbacks, used by "
+        "``python -m minitorch_accel train``.",
         ("minitorch_accel.train",),
     ),
     Page(

@@ -40,7 +40,7 @@ MAKERS: dict[str, tuple[str, str]] = {
     "cpu_vs_gpu": ("fig_examples", "examples/cpu_vs_gpu.py: its tables and chart (tutorial 3)"),
     "benchmarks": ("fig_examples", "every benchmarks/*.py, its output (benchmarks page)"),
     "mpi": ("fig_examples", "mpiexec -n 2 examples/mnist_mpi.py: its output (tutorial 7)"),
-    "mnist": ("fig_training", "training curve of examples/mnist_cnn.py (tutorial 4)"),
+    "mnist": ("fig_training", "examples/mnist_cnn.py; train --plot curves (tutorial 4)"),
     "transfer": ("fig_transfer", "copy time vs size between devices (tutorial 5)"),
     "towers": ("fig_towers", "phase breakdown of TowerTrainer steps (tutorial 6)"),
     "schedules": ("fig_parallelism", "GPipe and 1F1B simulated on ideal stages (parallelism)"),

@@ -1,6 +1,13 @@
 """CPU vs GPU on the same work: matmul, training step, inverse, gradient averaging.
 ================================================================================
 
+Teaches: what a GPU buys and what it costs, measured on the same work: the big matmuls
+where it wins by far, the small steps where launch and copy overheads eat the gain.
+Prints: four tables (matmul GFLOP/s, the LeNet training step, matrix inverse, gradient
+averaging), each CPU beside every GPU with the speed-up; CPU columns only without a GPU.
+Takes: about 5 minutes on 2 busy CPU cores with the default sizes (the large matmuls
+and inverses are most of it; ``--sizes 256,1024`` takes under a minute).
+
 Every device is warmed up first (BLAS threads started, GPU kernels compiled), so the
 first size timed is not charged for it.
 

@@ -1,14 +1,14 @@
 """How big a model fits: grow the batch until out of memory, then try the remedies.
 ================================================================================
 
-What it teaches: a training step needs the weights, their gradients, the optimizer's
+Teaches: a training step needs the weights, their gradients, the optimizer's
 state (Adam: two more copies of the weights) and the activations kept for backward,
 which grow with the batch; past the device's memory the step fails with
 ``OutOfMemoryError`` -- and the model is left as it was. Gradient accumulation,
 activation checkpointing and mixed precision each buy a larger batch for some time;
 data streamed from host memory lets a dataset larger than the device train.
 
-What it prints: for LeNet with Adam, batch after batch, the predicted peak
+Prints: for LeNet with Adam, batch after batch, the predicted peak
 (``utils.memory_estimate``), the measured peak (``memory.max_memory_allocated``) and
 whether it fits; the error of the first batch that does not; then for each remedy the
 largest batch it allows and its step time relative to the plain step; then a
@@ -19,7 +19,7 @@ matplotlib; skipped with a message otherwise).
 Where: on ``cuda`` when there is a GPU, else on ``cpu:1`` capped at ``--limit-mib``
 (default 48 MiB) by ``memory.set_memory_limit``: the same error as a GPU's, on a laptop.
 
-How long: about 20 s on one CPU core with the default cap; under 10 s with
+Takes: about 20-30 s on one CPU core with the default cap; under 10 s with
 ``--limit-mib 16``.
 
 Run: ``python examples/memory_limits.py [--limit-mib 48] [--png memory.png]``

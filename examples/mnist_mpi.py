@@ -1,6 +1,13 @@
 """Train LeNet data-parallel over MPI processes on the embedded MNIST sample.
 ==========================================================================
 
+Teaches: data parallelism across processes (what ``torch.distributed`` and Horovod do):
+every rank holds a copy of the model, trains on its own share of each batch, and one
+all-reduce per step averages the gradients so that every copy takes the same step.
+Prints: one line per epoch from rank 0: processes, loss, test accuracy, seconds per
+step and samples per second.
+Takes: about 15-20 s for the default 3 epochs with 2 processes on 2 CPU cores.
+
 Run: ``mpiexec -n 2 python examples/mnist_mpi.py`` (add ``--device cuda`` for one GPU
 per process: the r-th process of each machine uses ``cuda:r``). Each rank reads its own
 part of every epoch (DistributedSampler), gradients are averaged over the ranks in one

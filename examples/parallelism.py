@@ -1,6 +1,13 @@
 """Four ways to use several devices, on one model: data, model, pipeline, tensor.
 ==============================================================================
 
+Teaches: the four ways to spread one model's training over several devices (data,
+model, pipeline, tensor parallel), what each one moves between devices and why all of
+them compute the same loss.
+Prints: one row per strategy (step time, bytes moved, bubble, final loss, peak memory),
+and with ``--timeline`` a Gantt chart of the 1F1B pipeline.
+Takes: about 5-10 s on 2 CPU cores with the defaults.
+
 The same MLP (``Linear -> ReLU`` blocks, float64) trains for ``--steps`` SGD steps from
 the same initial weights on the same batches:
 

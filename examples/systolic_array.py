@@ -1,6 +1,13 @@
 """A TPU's matrix unit: a weight-stationary systolic array, simulated cycle by cycle.
 ==================================================================================
 
+Teaches: how a TPU's matrix unit multiplies: weights stay in a grid of multiply-add
+cells and the data flows through it one step per clock; why small batches and padding
+leave most of the cells idle.
+Prints: a small product checked against ``A @ B`` with its cycle count, then a table of
+cycles and utilisation of a 128 x 128 array against the batch and the padding.
+Takes: under a second (a few seconds with ``--plot``).
+
 (1) A small product on an 8 x 8 array, checked against ``A @ B``, with its cycles.
 (2) Cycles and processing-element utilisation of a 128 x 128 array (a TPU core's size)
     against the batch ``m`` and against padding (``k`` one past a multiple of 128).

@@ -1,6 +1,14 @@
 """Every core of the CPU: the same work at 1..N threads, ours beside PyTorch CPU.
 ==============================================================================
 
+Teaches: how far one machine's cores speed up training, and Amdahl's law: the serial
+part of the work caps the speed-up however many threads there are.
+Prints: for each thread count the median time of a matmul, a LeNet step and an
+elementwise add, ours beside PyTorch's, the speed-ups, and each curve's fitted parallel
+fraction.
+Takes: about a minute on 2 CPU cores with the defaults; longer with more threads and
+repeats.
+
 For each thread count, a fresh process times three pieces of work: a 1024 x 1024
 float32 matmul, the LeNet-style training step at batch 64, and an elementwise add of 4M
 values. Ours runs with ``minitorch_accel.set_num_threads`` (its own pool and the BLAS

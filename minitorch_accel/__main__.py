@@ -20,7 +20,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m minitorch_accel")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("info", help="print versions, backends and devices")
-    sub.add_parser("train", help="train the LeNet CNN on MNIST (see examples/mnist_cnn.py)")
+    sub.add_parser("train", help="train LeNet on MNIST (--dataset, --resume, --plot...)")
     sub.add_parser("bench", help="time one LeNet training step (--device, --batch-size)")
     parser.parse_args(argv)
     from .utils.env import report

@@ -1,5 +1,5 @@
-"""Gradient accumulation in ``fit(..., accumulate=k)``: the same training as the whole
-batch, with the activation memory of one micro-batch."""
+"""Gradient accumulation, ``fit(..., FitConfig(..., accumulate=k))``: the same training as
+the whole batch, with the activation memory of one micro-batch."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 import minitorch_accel as mta
 from minitorch_accel import memory, nn, optim
 from minitorch_accel.data import DataLoader, TensorDataset
-from minitorch_accel.train import fit
+from minitorch_accel.train import FitConfig, fit
 
 
 def _train(accumulate: int, device: str = "cpu") -> tuple[list[np.ndarray], list[float]]:
@@ -19,10 +19,8 @@ def _train(accumulate: int, device: str = "cpu") -> tuple[list[np.ndarray], list
     mta.manual_seed(4)
     model = nn.Sequential(nn.Linear(12, 24), nn.ReLU(), nn.Linear(24, 4)).to(dtype=np.float64)
     opt = optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
-    history = fit(
-        model, loader, opt, nn.CrossEntropyLoss(), epochs=2, device=device, progress=False,
-        accumulate=accumulate,
-    )  # fmt: skip
+    config = FitConfig(epochs=2, device=device, progress=False, accumulate=accumulate)
+    history = fit(model, loader, opt, nn.CrossEntropyLoss(), config)
     return [np.array(p.array) for p in model.parameters()], list(history.train_loss)
 
 

@@ -47,4 +47,5 @@ def test_gallery_runs_and_recorded_outputs_exist() -> None:
             assert (ROOT / "docs" / "figures" / item).exists(), item
     section = gallery_conf.recorded_section("mnist_cnn")
     assert ".. literalinclude:: ../figures/mnist_cnn.txt" in section
-    assert ".. image:: ../figures/mnist_curves.png" in section
+    section = gallery_conf.recorded_section("cpu_vs_gpu")
+    assert ".. image:: ../figures/cpu_vs_gpu.png" in section

@@ -177,7 +177,7 @@ def test_bad_arguments() -> None:
 def _fit_lrs(
     with_val: bool, monkeypatch: pytest.MonkeyPatch
 ) -> tuple[list[float], list[float], Any]:
-    from minitorch_accel.train import fit
+    from minitorch_accel.train import FitConfig, fit
 
     mta.manual_seed(0)
     rng = np.random.default_rng(0)
@@ -196,16 +196,8 @@ def _fit_lrs(
     monkeypatch.setattr(sched, "step", recording_step)
     loader = DataLoader(TensorDataset(x, y), batch_size=8)
     val = DataLoader(TensorDataset(x[:16], y[:16]), batch_size=8) if with_val else None
-    history = fit(
-        model,
-        loader,
-        opt,
-        nn.CrossEntropyLoss(),
-        epochs=4,
-        val_loader=val,
-        scheduler=sched,
-        progress=False,
-    )
+    config = FitConfig(epochs=4, scheduler=sched, progress=False)
+    history = fit(model, loader, opt, nn.CrossEntropyLoss(), config, val_loader=val)
     return seen, list(history.val_loss if with_val else history.train_loss), history
 
 

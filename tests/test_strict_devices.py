@@ -195,7 +195,7 @@ def test_towers_on_three_devices_match_one_model(reduce: str) -> None:
 
 
 def test_fit_evaluate_and_resume_on_the_second_device(tmp_path: Any) -> None:
-    from minitorch_accel.train import evaluate, fit
+    from minitorch_accel.train import FitConfig, evaluate, fit
 
     rng = np.random.default_rng(4)
     data = TensorDataset(
@@ -209,27 +209,10 @@ def test_fit_evaluate_and_resume_on_the_second_device(tmp_path: Any) -> None:
         )
         opt = optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
         loader = DataLoader(data, batch_size=8, shuffle=True, seed=1)
-        history = fit(
-            model,
-            loader,
-            opt,
-            nn.CrossEntropyLoss(),
-            epochs=1,
-            device=device,
-            val_loader=loader,
-            progress=False,
-            checkpoint=tmp_path / f"{device}.ckpt",
-        )
-        history = fit(
-            model,
-            loader,
-            opt,
-            nn.CrossEntropyLoss(),
-            epochs=2,
-            device=device,
-            progress=False,
-            resume=tmp_path / f"{device}.ckpt",
-        )
+        first = FitConfig(1, device, progress=False, checkpoint=tmp_path / f"{device}.ckpt")
+        history = fit(model, loader, opt, nn.CrossEntropyLoss(), first, val_loader=loader)
+        then = FitConfig(2, device, progress=False, resume=tmp_path / f"{device}.ckpt")
+        history = fit(model, loader, opt, nn.CrossEntropyLoss(), then)
         scores = evaluate(model, loader, nn.CrossEntropyLoss(), device=device)
         last = history.last()
         results.append((last["train_loss"], last["val_loss"], scores["loss"], scores["accuracy"]))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from minitorch_accel.datasets import MNIST
 from minitorch_accel.serialization import save
 from minitorch_accel.train import (
     Callback,
+    FitConfig,
     History,
     ModelCheckpoint,
     evaluate,
@@ -67,17 +68,18 @@ class Setup:
         )
         self.epochs = epochs
 
-    def fit(self, **kwargs: Any) -> History:
-        kwargs.setdefault("progress", False)
+    def fit(self, callbacks: Sequence[Callback] = (), **settings: Any) -> History:
+        """``fit`` with this setup; ``settings`` are fields of its FitConfig."""
+        settings.setdefault("progress", False)
+        config = FitConfig(epochs=self.epochs, scheduler=self.sched, **settings)
         return fit(
             self.model,
             self.loader,
             self.opt,
             nn.CrossEntropyLoss(),
-            self.epochs,
+            config,
             val_loader=self.val,
-            scheduler=self.sched,
-            **kwargs,
+            callbacks=callbacks,
         )
 
     def params(self) -> list[np.ndarray]:
@@ -179,36 +181,29 @@ def test_epoch_scheduler_and_start_epoch() -> None:
     opt = optim.SGD(model.parameters(), lr=1.0)
     sched = optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.5)
     loader = DataLoader(ds, batch_size=2)
-    history = fit(
-        model,
-        loader,
-        opt,
-        nn.CrossEntropyLoss(),
-        epochs=4,
-        scheduler=sched,
-        scheduler_interval="epoch",
-        start_epoch=1,
-        progress=False,
+    config = FitConfig(
+        epochs=4, scheduler=sched, scheduler_interval="epoch", start_epoch=1, progress=False
     )
+    history = fit(model, loader, opt, nn.CrossEntropyLoss(), config)
     assert history.epoch == [1, 2, 3]
     assert history.lr == [0.5, 0.25, 0.125]
     more = fit(
-        model, loader, opt, nn.CrossEntropyLoss(), epochs=5, history=history, progress=False
+        model, loader, opt, nn.CrossEntropyLoss(), FitConfig(5, history=history, progress=False)
     )  # continues after the epochs already in the history
     assert more is history and more.epoch == [1, 2, 3, 4]
 
 
 def test_fit_argument_errors(mnist: tuple[Any, Any]) -> None:
     setup = Setup(mnist, epochs=1)
-    with pytest.raises(ValueError, match="epochs must be an integer >= 0"):
-        fit(setup.model, setup.loader, setup.opt, nn.CrossEntropyLoss(), -1)
-    with pytest.raises(ValueError, match="scheduler_interval must be 'batch' or 'epoch'"):
-        setup.fit(scheduler_interval="step")
+    with pytest.raises(TypeError, match=r"fit: config must be a FitConfig, got int; write "):
+        fit(setup.model, setup.loader, setup.opt, nn.CrossEntropyLoss(), 3)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="unexpected keyword argument 'epochs'"):
+        fit(setup.model, setup.loader, setup.opt, nn.CrossEntropyLoss(), epochs=3)  # type: ignore[call-arg]
     triples = DataLoader(
         TensorDataset(np.zeros((4, 784), np.float32), np.arange(4), np.arange(4)), batch_size=2
     )
     with pytest.raises(ValueError, match=r"expects \(inputs, targets\) batches, got 3 fields"):
-        fit(setup.model, triples, setup.opt, nn.CrossEntropyLoss(), 1, progress=False)
+        fit(setup.model, triples, setup.opt, nn.CrossEntropyLoss(), FitConfig(1, progress=False))
     with pytest.raises(TypeError, match="callbacks must be Callback instances"):
         setup.fit(callbacks=[print])
 
@@ -323,7 +318,9 @@ def test_resume_equals_uninterrupted(
         callbacks=[StopAt(*stop)], checkpoint=tmp_path / "epochs.npz", interrupt_checkpoint=path
     )
     err = capsys.readouterr().err
-    assert f"checkpoint saved to {path}" in err and f"fit(..., resume='{path}')" in err
+    assert (
+        f"checkpoint saved to {path}" in err and f"fit(..., FitConfig(..., resume='{path}'))" in err
+    )
     assert len(partial) == stop[0] + (stop[1] is None)
     ckpt = load_checkpoint(path)
     assert (ckpt["epoch"], ckpt["batch"]) == ((1, 7) if stop[1] == 6 else (1, 0))
@@ -532,9 +529,8 @@ def plain_fit(data: tuple[Any, Any], callback: Callback, **kwargs: Any) -> Histo
     model = mlp(0)
     loader = DataLoader(data[0], batch_size=BATCH, shuffle=True, seed=3)
     opt = optim.SGD(model.parameters(), lr=0.05)
-    return fit(
-        model, loader, opt, nn.CrossEntropyLoss(), 3, callbacks=[callback], progress=False, **kwargs
-    )
+    config = FitConfig(3, progress=False, **kwargs)
+    return fit(model, loader, opt, nn.CrossEntropyLoss(), config, callbacks=[callback])
 
 
 def test_a_diverging_run_stops_and_keeps_the_last_finite_checkpoint(

@@ -110,7 +110,7 @@ class ModelCheckpoint(Callback):
     """Save a full training checkpoint at the end of every ``every`` epochs.
 
     The file holds the model, optimizer, scheduler, history, position and random
-    states; ``fit(..., resume=path)`` continues from it.
+    states; ``fit(..., FitConfig(..., resume=path))`` continues from it.
 
     Parameters
     ----------

@@ -1,13 +1,19 @@
-"""``python -m minitorch_accel train`` and ``examples/mnist_cnn.py``: LeNet on MNIST.
+"""``python -m minitorch_accel train``: LeNet on MNIST, with every option of a real run.
 
 Trains, validates on the test split after each epoch, and ends with one table row
 (the lab's: device, step time, final train loss, test accuracy) to compare runs on
 different devices::
 
-    python examples/mnist_cnn.py                       # the embedded sample, on the CPU
-    python examples/mnist_cnn.py --device cuda         # the same on a GPU
-    python examples/mnist_cnn.py --dataset fashion --epochs 3 --checkpoint run.npz
-    python examples/mnist_cnn.py --resume run.npz      # continue a stopped run
+    python -m minitorch_accel train                      # the embedded sample, on the CPU
+    python -m minitorch_accel train --device cuda        # the same on a GPU
+    python -m minitorch_accel train --dataset fashion --epochs 3 --checkpoint run.npz
+    python -m minitorch_accel train --resume run.npz     # continue a stopped run
+    python -m minitorch_accel train --plot curves.png    # the loss/accuracy curves
+
+``examples/mnist_cnn.py`` is the same lesson written out in one short script (its own
+model, loop and evaluation; ``--device`` and ``--epochs`` only); this command packages
+the loop in :func:`~minitorch_accel.train.fit` and adds checkpoints, resuming, curves,
+full MNIST and Fashion-MNIST.
 
 Ctrl-C or SIGTERM stops after the current batch and saves a checkpoint (exit status
 130 or 143); ``--resume`` continues
@@ -321,16 +327,12 @@ def _fit(
     ckpt: Any,
     checkpoint: str | None,
 ) -> History:
+    from .config import FitConfig
     from .loop import fit
 
-    return fit(
-        parts["model"],
-        parts["loader"],
-        parts["optimizer"],
-        parts["loss_fn"],
-        config.epochs,
+    settings = FitConfig(
+        epochs=config.epochs,
         device=device,
-        val_loader=parts["val_loader"],
         scheduler=parts["scheduler"],
         checkpoint=checkpoint,
         progress=not args.quiet,
@@ -340,6 +342,14 @@ def _fit(
         metadata={"config": config.to_dict()},
         amp=config.amp,
         on_nonfinite=args.on_nonfinite,
+    )
+    return fit(
+        parts["model"],
+        parts["loader"],
+        parts["optimizer"],
+        parts["loss_fn"],
+        settings,
+        val_loader=parts["val_loader"],
     )
 
 

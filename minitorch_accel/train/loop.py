@@ -26,12 +26,12 @@ from typing import Any
 from ..backends import Device, DeviceLike
 from ..core.grad_mode import no_grad
 from ..core.tensor import Tensor
-from .callbacks import Callback, bind
+from .callbacks import Callback, CallbackList, bind
 from .checkpoint import TrainingState, load_checkpoint
+from .config import FitConfig
 from .history import History
 from .interrupt import InterruptGuard, Terminated
 from .runner import (
-    NONFINITE_CHOICES,
     EpochRunner,
     LossFn,
     NonFiniteStepError,
@@ -40,7 +40,7 @@ from .runner import (
     to_device,
 )
 
-__all__ = ["NonFiniteLossError", "evaluate", "fit"]
+__all__ = ["FitConfig", "NonFiniteLossError", "evaluate", "fit"]
 
 PathLike = str | os.PathLike[str]
 
@@ -177,7 +177,8 @@ def _diverged(
         kept = "No checkpoint was written."
     return NonFiniteLossError(
         f"fit: {where} is {value}: training diverged and was stopped. {kept} "
-        f"{_ADVICE}; or pass on_nonfinite='warn' (--on-nonfinite warn) to go on regardless.",
+        f"{_ADVICE}; or set FitConfig(on_nonfinite='warn') (--on-nonfinite warn) to go on "
+        "regardless.",
         value,
         state.epoch,
         state.batch,
@@ -208,41 +209,27 @@ def _position_text(state: TrainingState, epochs: int) -> str:
     return f"in epoch {state.epoch + 1}/{epochs}, after batch {done}"
 
 
-def fit(  # noqa: C901  (the options of a training run; they fold into a config object with the readable core)
+def fit(
     model: Any,
     loader: Any,
     optimizer: Any,
     loss_fn: LossFn,
-    epochs: int,
-    device: DeviceLike = "cpu",
+    config: FitConfig,
+    *,
     val_loader: Any = None,
     callbacks: Sequence[Callback] = (),
-    scheduler: Any = None,
-    start_epoch: int = 0,
-    history: History | None = None,
-    checkpoint: PathLike | None = None,
-    progress: bool = True,
-    *,
-    resume: PathLike | Mapping[str, Any] | None = None,
-    scheduler_interval: str = "batch",
-    interrupt_checkpoint: PathLike | None = None,
-    resume_command: str | None = None,
-    metadata: Mapping[str, Any] | None = None,
-    amp: bool = False,
-    on_nonfinite: str = "stop",
-    accumulate: int = 1,
 ) -> History:
-    """Train ``model`` for ``epochs`` epochs over ``loader``; return the per-epoch history.
+    """Train ``model`` over ``loader`` as ``config`` says; return the per-epoch history.
 
     Every batch does ``zero_grad``, forward, ``loss.backward()``, ``optimizer.step()``
     (and ``scheduler.step()``). After each epoch the model is evaluated on
     ``val_loader``, the epoch is appended to the history, a checkpoint is written to
-    ``checkpoint`` and the callbacks' ``on_epoch_end`` run.
+    ``config.checkpoint`` and the callbacks' ``on_epoch_end`` run.
 
     Parameters
     ----------
     model : Module
-        Maps a batch of inputs to (N, classes) scores; moved to ``device`` first.
+        Maps a batch of inputs to (N, classes) scores; moved to ``config.device`` first.
     loader : DataLoader
         Training batches ``(inputs, targets)``. For an exact resume its shuffle must be
         seeded (``DataLoader(..., seed=...)``).
@@ -251,87 +238,45 @@ def fit(  # noqa: C901  (the options of a training run; they fold into a config 
     loss_fn : callable
         ``loss_fn(scores, targets)`` -> scalar Tensor, the batch mean
         (e.g. ``nn.CrossEntropyLoss()``).
-    epochs : int
-        Train until this many epochs are complete (counting those before
-        ``start_epoch`` or in the resumed checkpoint).
-    device : str or Device, default "cpu"
-        Where to train; batches not already there are moved.
+    config : FitConfig
+        The run's settings: ``epochs``, ``device``, the learning-rate ``scheduler``,
+        ``accumulate``, ``amp``, ``on_nonfinite``, ``checkpoint``, ``resume``... (see
+        :class:`~minitorch_accel.train.FitConfig`; each is checked when it is made).
     val_loader : DataLoader, optional
         Evaluated after every epoch (``val_loss``, ``val_accuracy``).
     callbacks : sequence of Callback
-        See :class:`~minitorch_accel.train.Callback`.
-    scheduler : LRScheduler, optional
-        Stepped after every batch (``scheduler_interval="batch"``, as ``OneCycleLR``
-        expects) or every epoch (``"epoch"``, as ``StepLR``). A
-        :class:`~minitorch_accel.optim.lr_scheduler.ReduceLROnPlateau` is stepped at the
-        end of every epoch with the validation loss (the training loss when there is no
-        ``val_loader``), whatever ``scheduler_interval`` says.
-    start_epoch : int, default 0
-        Number of the first epoch to run, when continuing by hand; at least the one
-        after the last epoch of ``history``.
-    history : History, optional
-        Appended to (a new one by default).
-    checkpoint : str or os.PathLike, optional
-        Write a full checkpoint there after every epoch (atomically).
-    progress : bool, default True
-        A tqdm bar per epoch on stderr with the running loss, accuracy and samples/s,
-        and a summary line per epoch. False prints nothing.
-    resume : str, os.PathLike or dict, optional
-        A checkpoint (path or :func:`load_checkpoint` dict) to continue from: model,
-        optimizer, scheduler, history, position within the epoch, shuffle and random
-        states are restored. On the CPU the continued run computes exactly the same
-        losses and parameters as one never interrupted. Overrides ``start_epoch`` and
-        ``history``.
-    scheduler_interval : {"batch", "epoch"}, default "batch"
-        When ``scheduler.step()`` is called.
-    interrupt_checkpoint : str or os.PathLike, optional
-        Where to save when interrupted; ``checkpoint`` by default. With neither,
-        an interrupted run saves nothing.
-    resume_command : str, optional
-        How to resume, shown after an interruption (``{path}`` is replaced by the
-        checkpoint path). Defaults to ``fit(..., resume='<path>')``.
-    metadata : mapping, optional
-        JSON-compatible data stored in every checkpoint (e.g. the command line).
-    amp : bool, default False
-        Mixed precision through :mod:`minitorch_accel.amp` (autocast + GradScaler);
-        a ``RuntimeError`` says so when that module is not available.
-    on_nonfinite : {"stop", "warn", "ignore"}, default "stop"
-        What to do when a batch's loss is NaN or infinite. ``"stop"`` raises
-        :class:`NonFiniteLossError` before that batch updates anything, and never
-        writes a checkpoint whose parameters are not finite, so the checkpoint file
-        keeps the last finite state. ``"warn"`` warns once and goes on; ``"ignore"``
-        goes on silently and skips the check (which reads the loss every step: one
-        device synchronization per step on a GPU).
-    accumulate : int, default 1
-        Gradient accumulation: every batch goes through forward and backward in this
-        many micro-batches (each loss weighted by its share of the batch), then the
-        optimizer steps once. The gradients are those of the whole batch (equal up to
-        rounding; not with batch norm, whose statistics are per micro-batch), while the
-        activations need the memory of one micro-batch: to train with a batch too large
-        for the device, load it whole and set ``accumulate``. See the tutorial "How big
-        a model fits".
+        Code run at fixed points (:class:`~minitorch_accel.train.Callback`): each epoch's
+        start and end, each batch's end, the start and end of training.
 
     Returns
     -------
     History
-        One row per completed epoch (those of ``history`` or the checkpoint included).
+        One row per completed epoch (those of ``config.history`` or of the resumed
+        checkpoint included).
 
     Raises
     ------
+    TypeError
+        When ``config`` is not a :class:`~minitorch_accel.train.FitConfig`.
     ValueError
-        For ``epochs < 0``, a bad ``scheduler_interval`` or ``on_nonfinite``, batches
-        that are not ``(inputs, targets)``, an empty loader, or a checkpoint that does
-        not fit.
+        For batches that are not ``(inputs, targets)``, an empty loader, or a checkpoint
+        that does not fit.
     NonFiniteLossError
         With ``on_nonfinite="stop"``, when the loss (or, at a checkpoint, a parameter)
         is NaN or infinite; the message names the step and what to try.
 
     Notes
     -----
+    **The settings moved into FitConfig.** ``fit`` used to take them as keywords
+    (``fit(model, loader, opt, loss_fn, epochs=3, scheduler=s, checkpoint="run.npz")``);
+    they are now the fields of the same names:
+    ``fit(model, loader, opt, loss_fn, FitConfig(epochs=3, scheduler=s,
+    checkpoint="run.npz"))``. ``val_loader`` and ``callbacks`` stay keywords of ``fit``.
+
     **Stopping.** Ctrl-C (or ``KeyboardInterrupt`` raised by a callback) stops
     training at the end of the current batch, writes a checkpoint to
-    ``interrupt_checkpoint`` (or ``checkpoint``), prints how to resume and returns
-    the history so far. A second Ctrl-C aborts at once. SIGTERM (what Slurm and
+    ``config.interrupt_checkpoint`` (or ``config.checkpoint``), prints how to resume and
+    returns the history so far. A second Ctrl-C aborts at once. SIGTERM (what Slurm and
     Kubernetes send before preempting a job) does the same, then raises
     :class:`~minitorch_accel.train.interrupt.Terminated` (a ``SystemExit`` with
     status 143) so that the program ends as the scheduler expects.
@@ -342,92 +287,112 @@ def fit(  # noqa: C901  (the options of a training run; they fold into a config 
     >>> from minitorch_accel.nn.models import LeNet
     >>> model = LeNet()  # doctest: +SKIP
     >>> opt = optim.SGD(model.parameters(), lr=0.05, momentum=0.9)  # doctest: +SKIP
-    >>> history = fit(model, train_loader, opt, nn.CrossEntropyLoss(), epochs=3,
+    >>> history = fit(model, train_loader, opt, nn.CrossEntropyLoss(),
+    ...               FitConfig(epochs=3, checkpoint="lenet.npz"),
     ...               val_loader=test_loader)  # doctest: +SKIP
     >>> history.val_accuracy[-1]  # doctest: +SKIP
     0.97...
     """
-    if isinstance(epochs, bool) or int(epochs) != epochs or epochs < 0:
-        raise ValueError(f"fit: epochs must be an integer >= 0, got {epochs!r}")
-    if isinstance(accumulate, bool) or int(accumulate) != accumulate or accumulate < 1:
-        raise ValueError(f"fit: accumulate must be an integer >= 1, got {accumulate!r}")
-    if scheduler_interval not in ("batch", "epoch"):
-        raise ValueError(
-            f"fit: scheduler_interval must be 'batch' or 'epoch', got {scheduler_interval!r}"
+    if not isinstance(config, FitConfig):
+        raise TypeError(
+            f"fit: config must be a FitConfig, got {type(config).__name__}; write "
+            "fit(model, loader, optimizer, loss_fn, FitConfig(epochs=3, ...)) where "
+            "fit(..., epochs=3, ...) was written before"
         )
-    if on_nonfinite not in NONFINITE_CHOICES:
-        raise ValueError(
-            f"fit: on_nonfinite must be one of {', '.join(map(repr, NONFINITE_CHOICES))}, "
-            f"got {on_nonfinite!r}"
-        )
-    dev = Device(device)
-    if hasattr(model, "to"):
-        model.to(dev)
-    autocast: Callable[[], AbstractContextManager[Any]] = nullcontext
-    scaler = None
-    if amp:
-        autocast, scaler = _amp_tools(dev)
-    state = TrainingState(
-        model,
-        optimizer,
-        loader,
-        dev,
-        history if history is not None else History(),
-        scheduler,
-        scaler,
-        metadata,
-    )
-    if resume is not None:
-        ckpt = load_checkpoint(resume, dev) if not isinstance(resume, Mapping) else resume
-        state.load_state_dict(ckpt)
-    else:
-        after = state.history.epoch[-1] + 1 if len(state.history) else 0
-        state.epoch = max(int(start_epoch), after)
-    listed = bind(callbacks, state, int(epochs))
-    run = EpochRunner(
-        state,
-        loss_fn,
-        int(epochs),
-        progress,
-        scheduler_interval,
-        autocast,
-        listed.wants_batch_logs,
-        on_nonfinite,
-    )
-    run.accumulate = int(accumulate)
-    save_to = interrupt_checkpoint if interrupt_checkpoint is not None else checkpoint
+    state, run, listed = _start(model, loader, optimizer, loss_fn, config, callbacks)
     saved: Path | None = None  # the last checkpoint written, all finite
     listed.on_train_begin({})
     with InterruptGuard() as guard:
         try:
-            while state.epoch < epochs:
-                state.start_epoch()
-                listed.on_epoch_begin(state.epoch, {})
-                run.train_epoch(listed, guard)
-                run.check_epoch()
-                val = {"loss": math.nan, "accuracy": math.nan}
-                if val_loader is not None:
-                    val = evaluate(model, val_loader, loss_fn, dev)
-                logs = run.end_epoch(val)
-                if checkpoint is not None:
-                    if on_nonfinite == "stop" and not _all_finite(state.model):
-                        where = f"a parameter after epoch {state.epoch}"
-                        raise _diverged(where, math.nan, state, saved, checkpoint)
-                    saved = state.save(checkpoint)
-                listed.on_epoch_end(state.epoch - 1, logs)
-                if guard.requested:
-                    raise KeyboardInterrupt
+            while state.epoch < config.epochs:
+                saved = _train_one_epoch(state, run, listed, guard, val_loader, config, saved)
         except NonFiniteStepError as exc:
             where = f"the loss at {run.position()}"
-            raise _diverged(where, exc.loss, state, saved, checkpoint) from None
+            raise _diverged(where, exc.loss, state, saved, config.checkpoint) from None
         except KeyboardInterrupt:
             if guard.aborted or not run.consistent:
                 raise  # stopped in the middle of an update: nothing safe to save
-            _report_interrupt(state, int(epochs), save_to, resume_command, guard.signal_name)
+            save_to = config.interrupt_checkpoint
+            if save_to is None:
+                save_to = config.checkpoint
+            _report_interrupt(state, config.epochs, save_to, config.resume_command, guard)
             if guard.terminated:
                 raise Terminated from None
     listed.on_train_end(state.history.last() if len(state.history) else {})
     return state.history
+
+
+def _start(
+    model: Any,
+    loader: Any,
+    optimizer: Any,
+    loss_fn: LossFn,
+    config: FitConfig,
+    callbacks: Sequence[Callback],
+) -> tuple[TrainingState, EpochRunner, CallbackList]:
+    """The live state of the run (model on its device, resumed if asked), its epoch
+    runner and its callbacks.
+    """
+    dev = Device(config.device)
+    if hasattr(model, "to"):
+        model.to(dev)
+    autocast: Callable[[], AbstractContextManager[Any]] = nullcontext
+    scaler = None
+    if config.amp:
+        autocast, scaler = _amp_tools(dev)
+    history = config.history if config.history is not None else History()
+    state = TrainingState(
+        model, optimizer, loader, dev, history, config.scheduler, scaler, config.metadata
+    )
+    if isinstance(config.resume, Mapping):
+        state.load_state_dict(config.resume)
+    elif config.resume is not None:
+        state.load_state_dict(load_checkpoint(config.resume, dev))
+    else:
+        after = state.history.epoch[-1] + 1 if len(state.history) else 0
+        state.epoch = max(config.start_epoch, after)
+    listed = bind(callbacks, state, config.epochs)
+    run = EpochRunner(
+        state,
+        loss_fn,
+        config.epochs,
+        config.progress,
+        config.scheduler_interval,
+        autocast,
+        listed.wants_batch_logs,
+        config.on_nonfinite,
+    )
+    run.accumulate = config.accumulate
+    return state, run, listed
+
+
+def _train_one_epoch(
+    state: TrainingState,
+    run: EpochRunner,
+    listed: CallbackList,
+    guard: InterruptGuard,
+    val_loader: Any,
+    config: FitConfig,
+    saved: Path | None,
+) -> Path | None:
+    """Train, validate, record, checkpoint, call back; the last finite checkpoint."""
+    state.start_epoch()
+    listed.on_epoch_begin(state.epoch, {})
+    run.train_epoch(listed, guard)
+    run.check_epoch()
+    val = {"loss": math.nan, "accuracy": math.nan}
+    if val_loader is not None:
+        val = evaluate(state.model, val_loader, run.loss_fn, state.device)
+    logs = run.end_epoch(val)
+    if config.checkpoint is not None:
+        if config.on_nonfinite == "stop" and not _all_finite(state.model):
+            where = f"a parameter after epoch {state.epoch}"
+            raise _diverged(where, math.nan, state, saved, config.checkpoint)
+        saved = state.save(config.checkpoint)
+    listed.on_epoch_end(state.epoch - 1, logs)
+    if guard.requested:
+        raise KeyboardInterrupt
+    return saved
 
 
 def _report_interrupt(
@@ -435,10 +400,10 @@ def _report_interrupt(
     epochs: int,
     path: PathLike | None,
     resume_command: str | None,
-    signal_name: str | None = None,
+    guard: InterruptGuard,
 ) -> None:
     where = _position_text(state, epochs)
-    if signal_name == "SIGTERM":
+    if guard.signal_name == "SIGTERM":
         where += " by SIGTERM"
     if path is None:
         print(
@@ -448,7 +413,9 @@ def _report_interrupt(
         )
         return
     saved = state.save(path)
-    command = (resume_command or "fit(..., resume={path!r})").format(path=os.fspath(saved))
+    command = (resume_command or "fit(..., FitConfig(..., resume={path!r}))").format(
+        path=os.fspath(saved)
+    )
     print(
         f"Training interrupted {where}; checkpoint saved to {saved}.\nResume with: {command}",
         file=sys.stderr,
