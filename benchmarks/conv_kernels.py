@@ -30,8 +30,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from minitorch_accel.ops import conv_kernels as ck
-from minitorch_accel.ops import pool_kernels as pk
+from minitorch_accel.backends import conv_kernels as ck
+from minitorch_accel.backends import pool_kernels as pk
 
 Arrays = dict[str, Any]
 

@@ -1,43 +1,65 @@
-"""2-D pooling as autograd Functions, and the public functionals.
+"""2-D pooling as autograd Functions, and the public functionals: the reference
+implementation, the way a textbook writes it.
 
-The arithmetic lives in :mod:`minitorch_accel.ops.pool_kernels`. Every backward is
-itself a Function whose own backward is the matching forward-like map, so second
-derivatives work: average pooling and its backward are linear maps adjoint to each
-other; max pooling's backward routes each window's gradient to the window's first
-maximum, and the adjoint of that routing picks the value there.
+A pooling window of size KH x KW is never gathered: for each of its KH*KW taps (i, j),
+the strided view ``x[:, :, i::sh, j::sw]`` (:func:`taps`) holds that element of *every*
+window, so max pooling is the running maximum of KH*KW views and average pooling their
+sum. Every backward is itself a Function whose own backward is the matching forward-like
+map, so second derivatives work: average pooling and its backward are linear maps
+adjoint to each other; max pooling's backward routes each window's gradient to the
+window's first maximum, and the adjoint of that routing picks the value there.
+
+A backend may replace a forward with a faster one (layout-keeping buffers, threads, one
+GPU kernel): see :mod:`minitorch_accel.backends.fast_paths`.
 """
 
 from __future__ import annotations
 
+from functools import reduce
 from typing import Any
 
+from ..backends.image_geometry import IntPair, PoolGeometry, pair, pool_geometry, window
 from ..core.function import Function
 from ..core.tensor import Tensor
-from .conv_kernels import IntPair
-from .layout import NHWC, physical_order
-from .pool_kernels import (
-    adaptive_avg_pool2d_backward,
-    adaptive_avg_pool2d_forward,
-    avg_pool2d_backward,
-    avg_pool2d_forward,
-    max_pool2d_backward,
-    max_pool2d_forward,
-    max_pool2d_pick,
-    pool_geometry,
-)
 
 
-def _fused_max_pool(fn: Function, name: str, pool: dict[str, Any], *arrays: Any) -> Any:
-    """The backend's one-kernel max pooling ``name`` for these pooling arguments, with
-    the geometry and layout filled in; None where there is none (the ``xp`` code runs).
-    The last of ``arrays`` is the forward input; all must share one dtype.
+def taps(xp: Any, x: Any, geo: PoolGeometry, fill: float) -> list[Any]:
+    """The KH*KW strided views of ``x`` padded with ``fill``, in row-major tap order:
+    view ``i * KW + j`` holds tap (i, j) of every window.
     """
-    kernel = fn.device.backend.kernel(name)
-    if kernel is None or any(a.dtype != arrays[0].dtype for a in arrays):
-        return None
-    x = arrays[-1]
-    geometry = pool_geometry("max_pool2d", x.shape, **pool)
-    return lambda *args: kernel(*args, geometry, physical_order(x) == NHWC)
+    (ph, pw), (kh, kw) = geo.padding, geo.kernel
+    x = xp.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=fill)
+    return [window(x, i, j, geo.stride, geo.out_hw) for i in range(kh) for j in range(kw)]
+
+
+def first_max(xp: Any, x: Any, y: Any, geo: PoolGeometry) -> list[Any]:
+    """Per tap, a mask of the windows whose *first* maximum (row-major, as PyTorch) it is."""
+    masks, found = [], xp.zeros(y.shape, bool)
+    for tap in taps(xp, x, geo, float("-inf")):
+        masks.append((tap == y) & ~found)
+        found |= masks[-1]
+    return masks
+
+
+def scatter(xp: Any, parts: list[Any], geo: PoolGeometry, dtype: Any) -> Any:
+    """Add ``parts[t]`` (shaped as the output) onto the input pixels tap ``t`` read."""
+    (n, c, h, w), (ph, pw), kw = geo.x_shape, geo.padding, geo.kernel[1]
+    grad = xp.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype)
+    for t, part in enumerate(parts):
+        target = window(grad, t // kw, t % kw, geo.stride, geo.out_hw)
+        target += part
+    return grad[:, :, ph : ph + h, pw : pw + w]
+
+
+def window_size(xp: Any, geo: PoolGeometry, count_include_pad: bool, dtype: Any) -> Any:
+    """What each window's sum is divided by: KH*KW, or its count of input pixels."""
+    if count_include_pad:
+        return float(geo.kernel[0] * geo.kernel[1])
+    return sum(taps(xp, xp.ones((1, 1, *geo.x_shape[2:]), dtype), geo, 0.0))
+
+
+def _geometry(name: str, x_shape: tuple[int, ...], pool: dict[str, Any]) -> PoolGeometry:
+    return pool_geometry(name, x_shape, pool["kernel_size"], pool["stride"], pool["padding"])
 
 
 class MaxPool2d(Function):
@@ -46,9 +68,8 @@ class MaxPool2d(Function):
     saves_output = True  # backward reads self.y, the output's array
 
     def forward(self, x: Any, **pool: Any) -> Any:
-        self.pool = pool
-        fused = _fused_max_pool(self, "max_pool2d_forward", pool, x)
-        self.y = fused(x) if fused else max_pool2d_forward(self.xp, x, **pool)
+        self.pool, geo = pool, _geometry("max_pool2d", x.shape, pool)
+        self.y = reduce(self.xp.maximum, taps(self.xp, x, geo, float("-inf")))
         return self.y
 
     def backward(self, grad_output: Tensor) -> Tensor:
@@ -61,10 +82,9 @@ class MaxPool2dBackward(Function):
 
     def forward(self, grad_y: Any, x: Any, *, y: Any, **pool: Any) -> Any:
         self.pool, self.y = pool, y
-        fused = _fused_max_pool(self, "max_pool2d_backward", pool, grad_y, y, x)
-        if fused:
-            return fused(grad_y, x, y)
-        return max_pool2d_backward(self.xp, grad_y, x, y, **pool)
+        geo = _geometry("max_pool2d", x.shape, pool)
+        masks = first_max(self.xp, x, y, geo)
+        return scatter(self.xp, [grad_y * m for m in masks], geo, grad_y.dtype)
 
     def backward(self, grad_output: Tensor) -> tuple[Tensor | None, None]:
         _, x = self.inputs
@@ -78,7 +98,9 @@ class MaxPool2dPick(Function):
 
     def forward(self, v: Any, x: Any, *, y: Any, **pool: Any) -> Any:
         self.pool, self.y = pool, y
-        return max_pool2d_pick(self.xp, v, x, y, **pool)
+        geo = _geometry("max_pool2d", x.shape, pool)
+        picks = zip(taps(self.xp, v, geo, 0.0), first_max(self.xp, x, y, geo), strict=True)
+        return sum(tap * m for tap, m in picks)
 
     def backward(self, grad_output: Tensor) -> tuple[Tensor | None, None]:
         _, x = self.inputs
@@ -92,7 +114,9 @@ class AvgPool2d(Function):
 
     def forward(self, x: Any, **pool: Any) -> Any:
         self.pool, self.x_shape = pool, x.shape
-        return avg_pool2d_forward(self.xp, x, **pool)
+        geo = _geometry("avg_pool2d", x.shape, pool)
+        total = sum(taps(self.xp, x, geo, 0.0))
+        return total / window_size(self.xp, geo, pool["count_include_pad"], x.dtype)
 
     def backward(self, grad_output: Tensor) -> Tensor:
         return AvgPool2dBackward.apply(grad_output, x_shape=self.x_shape, **self.pool)
@@ -105,10 +129,44 @@ class AvgPool2dBackward(Function):
 
     def forward(self, grad_y: Any, *, x_shape: tuple[int, ...], **pool: Any) -> Any:
         self.pool = pool
-        return avg_pool2d_backward(self.xp, grad_y, x_shape, **pool)
+        geo = _geometry("avg_pool2d", x_shape, pool)
+        share = grad_y / window_size(self.xp, geo, pool["count_include_pad"], grad_y.dtype)
+        return scatter(self.xp, [share] * (geo.kernel[0] * geo.kernel[1]), geo, grad_y.dtype)
 
     def backward(self, grad_output: Tensor) -> Tensor:
         return AvgPool2d.apply(grad_output, **self.pool)
+
+
+def _adaptive_matrix(xp: Any, size: int, out: int, dtype: Any) -> Any:
+    """(out, size) matrix averaging PyTorch's adaptive bins [floor(i*size/out), ceil(...))."""
+    i = xp.arange(out)[:, None]
+    start, stop = (i * size) // out, -((-(i + 1) * size) // out)
+    pos = xp.arange(size)[None, :]
+    return (((pos >= start) & (pos < stop)) / (stop - start)).astype(dtype)
+
+
+def adaptive_avg_pool2d_forward(xp: Any, x: Any, output_size: IntPair) -> Any:
+    """Adaptive average pooling to ``output_size`` (any size; bins as PyTorch's).
+
+    Separable: ``y = A_h @ x @ A_w.T`` with (OH, H) and (OW, W) averaging matrices.
+    """
+    oh, ow = pair(output_size, "output_size")
+    if x.ndim != 4 or min(oh, ow) <= 0:
+        raise ValueError(
+            f"adaptive_avg_pool2d: input {tuple(x.shape)} must be 4-D and "
+            f"output_size {(oh, ow)} positive"
+        )
+    a_h = _adaptive_matrix(xp, x.shape[2], oh, x.dtype)
+    a_w = _adaptive_matrix(xp, x.shape[3], ow, x.dtype)
+    return xp.matmul(a_h, xp.matmul(x, a_w.T))
+
+
+def adaptive_avg_pool2d_backward(xp: Any, grad_y: Any, x_shape: tuple[int, ...]) -> Any:
+    """Gradient of :func:`adaptive_avg_pool2d_forward`: ``A_h.T @ grad_y @ A_w``."""
+    _, _, oh, ow = grad_y.shape
+    a_h = _adaptive_matrix(xp, x_shape[2], oh, grad_y.dtype)
+    a_w = _adaptive_matrix(xp, x_shape[3], ow, grad_y.dtype)
+    return xp.matmul(a_h.T, xp.matmul(grad_y, a_w))
 
 
 class AdaptiveAvgPool2d(Function):
