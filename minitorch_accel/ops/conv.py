@@ -36,31 +36,25 @@ def im2col(xp: Any, x: Any, geo: ConvGeometry) -> Any:
     """(N, C, H, W) -> (N, groups, C/groups*KH*KW, OH*OW): column ``l`` of image ``n``
     holds the receptive field of output pixel ``l``, in the weight's (c, kh, kw) order.
     """
-    (n, c, _, _), (_, _, kh, kw), (ph, pw) = geo.x_shape, geo.w_shape, geo.padding
+    (ph, pw), (dh, dw), (kh, kw) = geo.padding, geo.dilation, geo.w_shape[2:]
     x = xp.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
-    cols = xp.empty((n, c, kh, kw, *geo.out_hw), x.dtype)
-    for i in range(kh):
-        for j in range(kw):
-            tap = window(x, i * geo.dilation[0], j * geo.dilation[1], geo.stride, geo.out_hw)
-            cols[:, :, i, j] = tap
-    return cols.reshape(n, geo.groups, c // geo.groups * kh * kw, -1)
+    taps = [window(x, i * dh, j * dw, geo.stride, geo.out_hw) for i in range(kh) for j in range(kw)]
+    return xp.stack(taps, axis=2).reshape(len(x), geo.groups, -1, geo.out_hw[0] * geo.out_hw[1])
 
 
 def col2im(xp: Any, cols: Any, geo: ConvGeometry) -> Any:
     """The adjoint of :func:`im2col`: add every column entry onto the input pixel it
     was read from, giving an (N, C, H, W) array.
     """
-    (n, c, h, w), (_, _, kh, kw), (ph, pw) = geo.x_shape, geo.w_shape, geo.padding
-    cols = cols.reshape(n, c, kh, kw, *geo.out_hw)
-    image = xp.zeros((n, c, h + 2 * ph, w + 2 * pw), cols.dtype)
-    for i in range(kh):
-        for j in range(kw):
-            tap = window(image, i * geo.dilation[0], j * geo.dilation[1], geo.stride, geo.out_hw)
-            tap += cols[:, :, i, j]
-    return image[:, :, ph : ph + h, pw : pw + w]
+    (n, c, h, w), (ph, pw), (dh, dw) = geo.x_shape, geo.padding, geo.dilation
+    kw, cols = geo.w_shape[3], cols.reshape(n, c, -1, *geo.out_hw)  # tap t = (t // kw, t % kw)
+    x = xp.zeros((n, c, h + 2 * ph, w + 2 * pw), cols.dtype)
+    for t in range(cols.shape[2]):
+        window(x, t // kw * dh, t % kw * dw, geo.stride, geo.out_hw)[...] += cols[:, :, t]
+    return x[:, :, ph : ph + h, pw : pw + w]
 
 
-def _weight_matrix(w: Any, groups: int) -> Any:
+def weight_matrix(w: Any, groups: int) -> Any:
     """The weight (O, C/groups, KH, KW) as (groups, O/groups, C/groups*KH*KW)."""
     return w.reshape(groups, w.shape[0] // groups, -1)
 
@@ -71,65 +65,47 @@ class Conv2d(Function):
     fresh_grads = True  # each gradient is the new output of one of the Functions below
 
     def forward(self, x: Any, w: Any, b: Any, *, keep_cols: bool = False, **conv: Any) -> Any:
-        self.conv, self.cols = conv, None  # cols: a fast forward may keep its im2col here
+        self.conv, self.cols = conv, None  # a fast forward may keep its im2col matrix in cols
         geo = conv_geometry(x.shape, w.shape, **conv)
-        y = _weight_matrix(w, geo.groups) @ im2col(self.xp, x, geo)  # (N, groups, O/g, L)
-        y = y.reshape(geo.y_shape)
+        y = (weight_matrix(w, geo.groups) @ im2col(self.xp, x, geo)).reshape(geo.y_shape)
         return y if b is None else y + b.reshape(1, -1, 1, 1)
 
-    def backward(self, grad_output: Tensor) -> tuple[Tensor | None, ...]:
-        (x, w, _), (need_x, need_w, need_b), conv = self.inputs, self.needs_input_grad, self.conv
-        gx = Conv2dGradInput.apply(grad_output, w, x_shape=x.shape, **conv) if need_x else None
-        gw = (
-            Conv2dGradWeight.apply(grad_output, x, w_shape=w.shape, cols=self.cols, **conv)
-            if need_w
-            else None
-        )
-        return gx, gw, Conv2dGradBias.apply(grad_output) if need_b else None
+    def backward(self, gy: Tensor) -> tuple[Tensor | None, ...]:
+        (x, w, _), (need_x, need_w, need_b) = self.inputs, self.needs_input_grad
+        conv, cols = self.conv, self.cols
+        gx = Conv2dGradInput.apply(gy, w, x_shape=x.shape, **conv) if need_x else None
+        gw = Conv2dGradWeight.apply(gy, x, w_shape=w.shape, cols=cols, **conv) if need_w else None
+        return gx, gw, Conv2dGradBias.apply(gy) if need_b else None
 
 
 class Conv2dGradInput(Function):
     """``grad_x`` from ``grad_y`` and ``w``: a transposed convolution (col2im)."""
 
-    def forward(self, grad_y: Any, w: Any, *, x_shape: tuple[int, ...], **conv: Any) -> Any:
-        self.conv = conv
-        geo = conv_geometry(x_shape, w.shape, **conv)
-        gy = grad_y.reshape(geo.x_shape[0], geo.groups, -1, geo.out_hw[0] * geo.out_hw[1])
-        return col2im(self.xp, _weight_matrix(w, geo.groups).transpose(0, 2, 1) @ gy, geo)
+    def forward(self, gy: Any, w: Any, *, x_shape: tuple[int, ...], **conv: Any) -> Any:
+        self.conv, geo = conv, conv_geometry(x_shape, w.shape, **conv)
+        gy = gy.reshape(x_shape[0], geo.groups, -1, geo.out_hw[0] * geo.out_hw[1])
+        return col2im(self.xp, weight_matrix(w, geo.groups).transpose(0, 2, 1) @ gy, geo)
 
-    def backward(self, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        (grad_y, w), (need_grad_y, need_w) = self.inputs, self.needs_input_grad
-        gg_y = Conv2d.apply(grad_output, w, None, **self.conv) if need_grad_y else None
-        gg_w = (
-            Conv2dGradWeight.apply(grad_y, grad_output, w_shape=w.shape, cols=None, **self.conv)
-            if need_w
-            else None
-        )
-        return gg_y, gg_w
+    def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        (gy, w), (need_gy, need_w), conv = self.inputs, self.needs_input_grad, self.conv
+        gg_y = Conv2d.apply(gg, w, None, **conv) if need_gy else None
+        return gg_y, Conv2dGradWeight.apply(gy, gg, w_shape=w.shape, **conv) if need_w else None
 
 
 class Conv2dGradWeight(Function):
-    """``grad_w`` from ``grad_y`` and ``x``: the products of ``grad_y`` with the columns,
-    summed over the images (``cols``, a fast forward's saved im2col matrix, is not used).
+    """``grad_w`` from ``grad_y`` and ``x``: ``grad_y`` times the columns, summed over the
+    images (``cols`` is a fast forward's saved im2col matrix, unused here).
     """
 
-    def forward(
-        self, grad_y: Any, x: Any, *, w_shape: tuple[int, ...], cols: Any, **conv: Any
-    ) -> Any:
-        self.conv = conv
-        geo = conv_geometry(x.shape, w_shape, **conv)
-        gy = grad_y.reshape(geo.x_shape[0], geo.groups, -1, geo.out_hw[0] * geo.out_hw[1])
+    def forward(self, gy: Any, x: Any, *, w_shape: Any, cols: Any = None, **conv: Any) -> Any:
+        self.conv, geo = conv, conv_geometry(x.shape, w_shape, **conv)
+        gy = gy.reshape(len(x), geo.groups, -1, geo.out_hw[0] * geo.out_hw[1])
         return (gy @ im2col(self.xp, x, geo).transpose(0, 1, 3, 2)).sum(0).reshape(w_shape)
 
-    def backward(self, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        (grad_y, x), (need_grad_y, need_x) = self.inputs, self.needs_input_grad
-        gg_y = Conv2d.apply(x, grad_output, None, **self.conv) if need_grad_y else None
-        gg_x = (
-            Conv2dGradInput.apply(grad_y, grad_output, x_shape=x.shape, **self.conv)
-            if need_x
-            else None
-        )
-        return gg_y, gg_x
+    def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        (gy, x), (need_gy, need_x), conv = self.inputs, self.needs_input_grad, self.conv
+        gg_y = Conv2d.apply(x, gg, None, **conv) if need_gy else None
+        return gg_y, Conv2dGradInput.apply(gy, gg, x_shape=x.shape, **conv) if need_x else None
 
 
 class Conv2dGradBias(Function):
@@ -137,12 +113,12 @@ class Conv2dGradBias(Function):
 
     saves_inputs = False  # backward needs no input's values
 
-    def forward(self, grad_y: Any) -> Any:
-        self.grad_y_shape = grad_y.shape
-        return grad_y.sum(axis=(0, 2, 3))
+    def forward(self, gy: Any) -> Any:
+        self.grad_y_shape = gy.shape
+        return gy.sum(axis=(0, 2, 3))
 
-    def backward(self, grad_output: Tensor) -> Tensor:
-        return grad_output.reshape(1, -1, 1, 1).expand(self.grad_y_shape)
+    def backward(self, gg: Tensor) -> Tensor:
+        return gg.reshape(1, -1, 1, 1).expand(self.grad_y_shape)
 
 
 def conv2d(
@@ -238,4 +214,5 @@ __all__ = [
     "col2im",
     "conv2d",
     "im2col",
+    "weight_matrix",
 ]

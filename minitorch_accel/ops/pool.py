@@ -16,6 +16,7 @@ GPU kernel): see :mod:`minitorch_accel.backends.fast_paths`.
 from __future__ import annotations
 
 from functools import reduce
+from itertools import product
 from typing import Any
 
 from ..backends.image_geometry import IntPair, PoolGeometry, pair, pool_geometry, window
@@ -27,39 +28,28 @@ def taps(xp: Any, x: Any, geo: PoolGeometry, fill: float) -> list[Any]:
     """The KH*KW strided views of ``x`` padded with ``fill``, in row-major tap order:
     view ``i * KW + j`` holds tap (i, j) of every window.
     """
-    (ph, pw), (kh, kw) = geo.padding, geo.kernel
-    x = xp.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=fill)
-    return [window(x, i, j, geo.stride, geo.out_hw) for i in range(kh) for j in range(kw)]
+    x = xp.pad(x, ((0, 0), (0, 0), *[(p, p) for p in geo.padding]), constant_values=fill)
+    return [window(x, i, j, geo.stride, geo.out_hw) for i, j in product(*map(range, geo.kernel))]
 
 
-def first_max(xp: Any, x: Any, y: Any, geo: PoolGeometry) -> list[Any]:
+def first_max(xp: Any, x: Any, y: Any, geo: PoolGeometry) -> Any:
     """Per tap, a mask of the windows whose *first* maximum (row-major, as PyTorch) it is."""
-    masks, found = [], xp.zeros(y.shape, bool)
-    for tap in taps(xp, x, geo, float("-inf")):
-        masks.append((tap == y) & ~found)
-        found |= masks[-1]
-    return masks
+    hits = xp.stack([tap == y for tap in taps(xp, x, geo, float("-inf"))])
+    return hits & (xp.cumsum(hits, axis=0) == 1)
 
 
-def scatter(xp: Any, parts: list[Any], geo: PoolGeometry, dtype: Any) -> Any:
+def scatter(xp: Any, parts: Any, geo: PoolGeometry) -> Any:
     """Add ``parts[t]`` (shaped as the output) onto the input pixels tap ``t`` read."""
-    (n, c, h, w), (ph, pw), kw = geo.x_shape, geo.padding, geo.kernel[1]
-    grad = xp.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype)
+    (n, c, h, w), (ph, pw) = geo.x_shape, geo.padding
+    grad = xp.zeros((n, c, h + 2 * ph, w + 2 * pw), parts[0].dtype)
     for t, part in enumerate(parts):
-        target = window(grad, t // kw, t % kw, geo.stride, geo.out_hw)
-        target += part
+        window(grad, *divmod(t, geo.kernel[1]), geo.stride, geo.out_hw)[...] += part
     return grad[:, :, ph : ph + h, pw : pw + w]
 
 
 def window_size(xp: Any, geo: PoolGeometry, count_include_pad: bool, dtype: Any) -> Any:
-    """What each window's sum is divided by: KH*KW, or its count of input pixels."""
-    if count_include_pad:
-        return float(geo.kernel[0] * geo.kernel[1])
-    return sum(taps(xp, xp.ones((1, 1, *geo.x_shape[2:]), dtype), geo, 0.0))
-
-
-def _geometry(name: str, x_shape: tuple[int, ...], pool: dict[str, Any]) -> PoolGeometry:
-    return pool_geometry(name, x_shape, pool["kernel_size"], pool["stride"], pool["padding"])
+    """What each window's sum is divided by: its count of pixels, padding included or not."""
+    return sum(taps(xp, xp.ones((1, 1, *geo.x_shape[2:]), dtype), geo, float(count_include_pad)))
 
 
 class MaxPool2d(Function):
@@ -67,28 +57,23 @@ class MaxPool2d(Function):
 
     saves_output = True  # backward reads self.y, the output's array
 
-    def forward(self, x: Any, **pool: Any) -> Any:
-        self.pool, geo = pool, _geometry("max_pool2d", x.shape, pool)
-        self.y = reduce(self.xp.maximum, taps(self.xp, x, geo, float("-inf")))
+    def forward(self, x: Any, *, geo: PoolGeometry) -> Any:
+        self.geo, self.y = geo, reduce(self.xp.maximum, taps(self.xp, x, geo, float("-inf")))
         return self.y
 
-    def backward(self, grad_output: Tensor) -> Tensor:
-        (x,) = self.inputs
-        return MaxPool2dBackward.apply(grad_output, x.detach(), y=self.y, **self.pool)
+    def backward(self, gy: Tensor) -> Tensor:
+        return MaxPool2dBackward.apply(gy, self.inputs[0].detach(), y=self.y, geo=self.geo)
 
 
 class MaxPool2dBackward(Function):
     """Route ``grad_y`` to each window's first maximum of ``x`` (``x`` is a constant)."""
 
-    def forward(self, grad_y: Any, x: Any, *, y: Any, **pool: Any) -> Any:
-        self.pool, self.y = pool, y
-        geo = _geometry("max_pool2d", x.shape, pool)
-        masks = first_max(self.xp, x, y, geo)
-        return scatter(self.xp, [grad_y * m for m in masks], geo, grad_y.dtype)
+    def forward(self, gy: Any, x: Any, *, y: Any, geo: PoolGeometry) -> Any:
+        self.geo, self.y = geo, y
+        return scatter(self.xp, [gy * hit for hit in first_max(self.xp, x, y, geo)], geo)
 
-    def backward(self, grad_output: Tensor) -> tuple[Tensor | None, None]:
-        _, x = self.inputs
-        return MaxPool2dPick.apply(grad_output, x, y=self.y, **self.pool), None
+    def backward(self, gg: Tensor) -> tuple[Tensor | None, None]:
+        return MaxPool2dPick.apply(gg, self.inputs[1], y=self.y, geo=self.geo), None
 
 
 class MaxPool2dPick(Function):
@@ -96,15 +81,12 @@ class MaxPool2dPick(Function):
     first maximum of ``x``.
     """
 
-    def forward(self, v: Any, x: Any, *, y: Any, **pool: Any) -> Any:
-        self.pool, self.y = pool, y
-        geo = _geometry("max_pool2d", x.shape, pool)
-        picks = zip(taps(self.xp, v, geo, 0.0), first_max(self.xp, x, y, geo), strict=True)
-        return sum(tap * m for tap, m in picks)
+    def forward(self, v: Any, x: Any, *, y: Any, geo: PoolGeometry) -> Any:
+        self.geo, self.y = geo, y
+        return (self.xp.stack(taps(self.xp, v, geo, 0)) * first_max(self.xp, x, y, geo)).sum(0)
 
-    def backward(self, grad_output: Tensor) -> tuple[Tensor | None, None]:
-        _, x = self.inputs
-        return MaxPool2dBackward.apply(grad_output, x, y=self.y, **self.pool), None
+    def backward(self, gg: Tensor) -> tuple[Tensor | None, None]:
+        return MaxPool2dBackward.apply(gg, self.inputs[1], y=self.y, geo=self.geo), None
 
 
 class AvgPool2d(Function):
@@ -112,14 +94,12 @@ class AvgPool2d(Function):
 
     saves_inputs = False  # backward needs no input's values
 
-    def forward(self, x: Any, **pool: Any) -> Any:
-        self.pool, self.x_shape = pool, x.shape
-        geo = _geometry("avg_pool2d", x.shape, pool)
-        total = sum(taps(self.xp, x, geo, 0.0))
-        return total / window_size(self.xp, geo, pool["count_include_pad"], x.dtype)
+    def forward(self, x: Any, *, geo: PoolGeometry, count_include_pad: bool) -> Any:
+        self.geo, self.count_include_pad = geo, count_include_pad
+        return sum(taps(self.xp, x, geo, 0)) / window_size(self.xp, geo, count_include_pad, x.dtype)
 
-    def backward(self, grad_output: Tensor) -> Tensor:
-        return AvgPool2dBackward.apply(grad_output, x_shape=self.x_shape, **self.pool)
+    def backward(self, gy: Tensor) -> Tensor:
+        return AvgPool2dBackward.apply(gy, geo=self.geo, count_include_pad=self.count_include_pad)
 
 
 class AvgPool2dBackward(Function):
@@ -127,14 +107,13 @@ class AvgPool2dBackward(Function):
 
     saves_inputs = False  # backward needs no input's values
 
-    def forward(self, grad_y: Any, *, x_shape: tuple[int, ...], **pool: Any) -> Any:
-        self.pool = pool
-        geo = _geometry("avg_pool2d", x_shape, pool)
-        share = grad_y / window_size(self.xp, geo, pool["count_include_pad"], grad_y.dtype)
-        return scatter(self.xp, [share] * (geo.kernel[0] * geo.kernel[1]), geo, grad_y.dtype)
+    def forward(self, gy: Any, *, geo: PoolGeometry, count_include_pad: bool) -> Any:
+        self.geo, self.count_include_pad = geo, count_include_pad
+        share = gy / window_size(self.xp, geo, count_include_pad, gy.dtype)
+        return scatter(self.xp, [share] * (geo.kernel[0] * geo.kernel[1]), geo)
 
-    def backward(self, grad_output: Tensor) -> Tensor:
-        return AvgPool2d.apply(grad_output, **self.pool)
+    def backward(self, gg: Tensor) -> Tensor:
+        return AvgPool2d.apply(gg, geo=self.geo, count_include_pad=self.count_include_pad)
 
 
 def _adaptive_matrix(xp: Any, size: int, out: int, dtype: Any) -> Any:
@@ -235,7 +214,8 @@ def max_pool2d(
     [[5.0, 7.0], [13.0, 15.0]]
     """
     _check("max_pool2d", input)
-    return MaxPool2d.apply(input, kernel_size=kernel_size, stride=stride, padding=padding)
+    geo = pool_geometry("max_pool2d", input.shape, kernel_size, stride, padding)
+    return MaxPool2d.apply(input, geo=geo)
 
 
 def avg_pool2d(
@@ -258,13 +238,8 @@ def avg_pool2d(
     [[2.5, 4.5], [10.5, 12.5]]
     """
     _check("avg_pool2d", input)
-    return AvgPool2d.apply(
-        input,
-        kernel_size=kernel_size,
-        stride=stride,
-        padding=padding,
-        count_include_pad=count_include_pad,
-    )
+    geo = pool_geometry("avg_pool2d", input.shape, kernel_size, stride, padding)
+    return AvgPool2d.apply(input, geo=geo, count_include_pad=count_include_pad)
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size: IntPair) -> Tensor:

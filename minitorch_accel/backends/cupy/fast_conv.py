@@ -19,7 +19,7 @@ from typing import Any
 from .. import conv_kernels as ck
 from .. import pool_kernels as pk
 from ..fast_paths import register_fast
-from ..image_geometry import conv_geometry, pool_geometry
+from ..image_geometry import PoolGeometry, conv_geometry
 from ..layout import NHWC, Array, physical_order
 from .image_ops import ImageFastPaths
 
@@ -60,7 +60,7 @@ def conv2d_grad_input(
 
 
 def conv2d_grad_weight(
-    fn: Any, grad_y: Array, x: Array, *, w_shape: tuple[int, ...], cols: Any, **conv: Any
+    fn: Any, grad_y: Array, x: Array, *, w_shape: tuple[int, ...], cols: Any = None, **conv: Any
 ) -> Array:
     """Fast forward of :class:`~minitorch_accel.ops.conv.Conv2dGradWeight`: reuses the
     forward's columns when the fast forward kept them.
@@ -80,44 +80,49 @@ def conv2d_grad_bias(fn: Any, grad_y: Array) -> Array:
     return ck.conv2d_grad_bias(fn.xp, grad_y)
 
 
-def max_pool2d(fn: Any, x: Array, **pool: Any) -> Array:
+def _args(geo: PoolGeometry) -> tuple[Any, Any, Any]:
+    """The pooling kernels' (kernel_size, stride, padding) arguments."""
+    return geo.kernel, geo.stride, geo.padding
+
+
+def max_pool2d(fn: Any, x: Array, *, geo: PoolGeometry) -> Array:
     """Fast forward of :class:`~minitorch_accel.ops.pool.MaxPool2d`: one kernel, in the
     memory layout of ``x``.
     """
-    fn.pool = pool
-    geometry = pool_geometry("max_pool2d", x.shape, **pool)
-    fn.y = image_kernels(fn).max_pool2d_forward(x, geometry, physical_order(x) == NHWC)
+    fn.geo = geo
+    fn.y = image_kernels(fn).max_pool2d_forward(x, geo, physical_order(x) == NHWC)
     return fn.y
 
 
-def max_pool2d_backward(fn: Any, grad_y: Array, x: Array, *, y: Array, **pool: Any) -> Array:
+def max_pool2d_backward(fn: Any, grad_y: Array, x: Array, *, y: Array, geo: PoolGeometry) -> Array:
     """Fast forward of :class:`~minitorch_accel.ops.pool.MaxPool2dBackward`: one kernel,
     one thread per input pixel.
     """
-    fn.pool, fn.y = pool, y
+    fn.geo, fn.y = geo, y
     if grad_y.dtype == x.dtype == y.dtype:
-        geometry = pool_geometry("max_pool2d", x.shape, **pool)
         channels_last = physical_order(x) == NHWC
-        return image_kernels(fn).max_pool2d_backward(grad_y, x, y, geometry, channels_last)
-    return pk.max_pool2d_backward(fn.xp, grad_y, x, y, **pool)
+        return image_kernels(fn).max_pool2d_backward(grad_y, x, y, geo, channels_last)
+    return pk.max_pool2d_backward(fn.xp, grad_y, x, y, *_args(geo))
 
 
-def max_pool2d_pick(fn: Any, v: Array, x: Array, *, y: Array, **pool: Any) -> Array:
+def max_pool2d_pick(fn: Any, v: Array, x: Array, *, y: Array, geo: PoolGeometry) -> Array:
     """Fast forward of :class:`~minitorch_accel.ops.pool.MaxPool2dPick`."""
-    fn.pool, fn.y = pool, y
-    return pk.max_pool2d_pick(fn.xp, v, x, y, **pool)
+    fn.geo, fn.y = geo, y
+    return pk.max_pool2d_pick(fn.xp, v, x, y, *_args(geo))
 
 
-def avg_pool2d(fn: Any, x: Array, **pool: Any) -> Array:
+def avg_pool2d(fn: Any, x: Array, *, geo: PoolGeometry, count_include_pad: bool) -> Array:
     """Fast forward of :class:`~minitorch_accel.ops.pool.AvgPool2d`."""
-    fn.pool, fn.x_shape = pool, x.shape
-    return pk.avg_pool2d_forward(fn.xp, x, **pool)
+    fn.geo, fn.count_include_pad = geo, count_include_pad
+    return pk.avg_pool2d_forward(fn.xp, x, *_args(geo), count_include_pad)
 
 
-def avg_pool2d_backward(fn: Any, grad_y: Array, *, x_shape: tuple[int, ...], **pool: Any) -> Array:
+def avg_pool2d_backward(
+    fn: Any, grad_y: Array, *, geo: PoolGeometry, count_include_pad: bool
+) -> Array:
     """Fast forward of :class:`~minitorch_accel.ops.pool.AvgPool2dBackward`."""
-    fn.pool = pool
-    return pk.avg_pool2d_backward(fn.xp, grad_y, x_shape, **pool)
+    fn.geo, fn.count_include_pad = geo, count_include_pad
+    return pk.avg_pool2d_backward(fn.xp, grad_y, geo.x_shape, *_args(geo), count_include_pad)
 
 
 #: Function name -> fast forward, as registered for ``"cuda"``.

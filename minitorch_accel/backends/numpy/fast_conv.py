@@ -24,7 +24,7 @@ import numpy as np
 from .. import conv_kernels as ck
 from .. import pool_kernels as pk
 from ..fast_paths import register_fast
-from ..image_geometry import ConvGeometry, IntPair, PoolGeometry, conv_geometry, pool_geometry
+from ..image_geometry import ConvGeometry, IntPair, PoolGeometry, conv_geometry
 from ..layout import Array, buffer_cache, empty_with_layout, physical_order
 from .threads import get_num_threads, parallel_for
 
@@ -158,7 +158,7 @@ def conv2d_grad_input(
 
 
 def conv2d_grad_weight(
-    fn: Any, grad_y: Array, x: Array, *, w_shape: tuple[int, ...], cols: Any, **conv: Any
+    fn: Any, grad_y: Array, x: Array, *, w_shape: tuple[int, ...], cols: Any = None, **conv: Any
 ) -> Array:
     """Fast forward of :class:`~minitorch_accel.ops.conv.Conv2dGradWeight`: reuses the
     forward's im2col matrix when the fast forward kept one.
@@ -175,41 +175,47 @@ def conv2d_grad_bias(fn: Any, grad_y: Array) -> Array:
     return ck.conv2d_grad_bias(np, grad_y)
 
 
-def max_pool2d(fn: Any, x: Array, **pool: Any) -> Array:
+def _args(geo: PoolGeometry) -> tuple[Any, Any, Any]:
+    """The pooling kernels' (kernel_size, stride, padding) arguments."""
+    return geo.kernel, geo.stride, geo.padding
+
+
+def max_pool2d(fn: Any, x: Array, *, geo: PoolGeometry) -> Array:
     """Fast forward of :class:`~minitorch_accel.ops.pool.MaxPool2d` (in ``x``'s layout)."""
-    fn.pool = pool
+    fn.geo = geo
     if get_num_threads() > 1:
-        fn.y = threaded_max_pool2d_forward(x, pool_geometry("max_pool2d", x.shape, **pool))
+        fn.y = threaded_max_pool2d_forward(x, geo)
     else:
-        fn.y = pk.max_pool2d_forward(np, x, **pool)
+        fn.y = pk.max_pool2d_forward(np, x, *_args(geo))
     return fn.y
 
 
-def max_pool2d_backward(fn: Any, grad_y: Array, x: Array, *, y: Array, **pool: Any) -> Array:
+def max_pool2d_backward(fn: Any, grad_y: Array, x: Array, *, y: Array, geo: PoolGeometry) -> Array:
     """Fast forward of :class:`~minitorch_accel.ops.pool.MaxPool2dBackward`."""
-    fn.pool, fn.y = pool, y
+    fn.geo, fn.y = geo, y
     if get_num_threads() > 1 and grad_y.dtype == x.dtype == y.dtype:
-        geometry = pool_geometry("max_pool2d", x.shape, **pool)
-        return threaded_max_pool2d_backward(grad_y, x, y, geometry)
-    return pk.max_pool2d_backward(np, grad_y, x, y, **pool)
+        return threaded_max_pool2d_backward(grad_y, x, y, geo)
+    return pk.max_pool2d_backward(np, grad_y, x, y, *_args(geo))
 
 
-def max_pool2d_pick(fn: Any, v: Array, x: Array, *, y: Array, **pool: Any) -> Array:
+def max_pool2d_pick(fn: Any, v: Array, x: Array, *, y: Array, geo: PoolGeometry) -> Array:
     """Fast forward of :class:`~minitorch_accel.ops.pool.MaxPool2dPick`."""
-    fn.pool, fn.y = pool, y
-    return pk.max_pool2d_pick(np, v, x, y, **pool)
+    fn.geo, fn.y = geo, y
+    return pk.max_pool2d_pick(np, v, x, y, *_args(geo))
 
 
-def avg_pool2d(fn: Any, x: Array, **pool: Any) -> Array:
+def avg_pool2d(fn: Any, x: Array, *, geo: PoolGeometry, count_include_pad: bool) -> Array:
     """Fast forward of :class:`~minitorch_accel.ops.pool.AvgPool2d`."""
-    fn.pool, fn.x_shape = pool, x.shape
-    return pk.avg_pool2d_forward(np, x, **pool)
+    fn.geo, fn.count_include_pad = geo, count_include_pad
+    return pk.avg_pool2d_forward(np, x, *_args(geo), count_include_pad)
 
 
-def avg_pool2d_backward(fn: Any, grad_y: Array, *, x_shape: tuple[int, ...], **pool: Any) -> Array:
+def avg_pool2d_backward(
+    fn: Any, grad_y: Array, *, geo: PoolGeometry, count_include_pad: bool
+) -> Array:
     """Fast forward of :class:`~minitorch_accel.ops.pool.AvgPool2dBackward`."""
-    fn.pool = pool
-    return pk.avg_pool2d_backward(np, grad_y, x_shape, **pool)
+    fn.geo, fn.count_include_pad = geo, count_include_pad
+    return pk.avg_pool2d_backward(np, grad_y, geo.x_shape, *_args(geo), count_include_pad)
 
 
 #: Function name -> fast forward, as registered for ``"cpu"``.
