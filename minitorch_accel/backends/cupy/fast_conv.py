@@ -24,12 +24,14 @@ from ..layout import NHWC, Array, physical_order
 from .image_ops import ImageFastPaths
 
 
-def image_kernels(fn: Any) -> ImageFastPaths:
-    """The image kernels of the backend ``fn`` runs on (built once per process); the
-    convolution kernels' GEMMs go through its cuBLAS call.
+def image_kernels(fn: Any) -> ImageFastPaths | None:
+    """The image kernels of the backend ``fn`` runs on (built once per process), whose
+    cuBLAS call the convolution kernels' GEMMs then use; None on a backend without
+    them (a stand-in for CuPy in the tests), where the array-module code runs instead.
     """
-    kernels: ImageFastPaths = fn.device.backend._fast
-    ck.FAST_GEMM.setdefault(id(fn.xp), kernels.gemm)
+    kernels: ImageFastPaths | None = getattr(fn.device.backend, "_fast", None)
+    if kernels is not None:
+        ck.FAST_GEMM.setdefault(id(fn.xp), kernels.gemm)
     return kernels
 
 
@@ -40,7 +42,8 @@ def conv2d(
     GEMM per group; keeps the columns (``fn.cols``) for the weight gradient.
     """
     kernels = image_kernels(fn)
-    y, cols = ck.conv2d_forward(fn.xp, x, w, b, **conv, fast_im2col=kernels.im2col)
+    im2col = None if kernels is None else kernels.im2col
+    y, cols = ck.conv2d_forward(fn.xp, x, w, b, **conv, fast_im2col=im2col)
     fn.conv, fn.cols = conv, cols if keep_cols else None
     return y
 
@@ -53,7 +56,7 @@ def conv2d_grad_input(
     """
     fn.conv = conv
     kernels = image_kernels(fn)
-    if grad_y.dtype == w.dtype:
+    if kernels is not None and grad_y.dtype == w.dtype:
         geometry = conv_geometry(x_shape, w.shape, **conv, channel_major_k=True)
         return kernels.conv2d_grad_input(grad_y, w, geometry)
     return ck.conv2d_grad_input(fn.xp, grad_y, w, x_shape, **conv)
@@ -89,8 +92,11 @@ def max_pool2d(fn: Any, x: Array, *, geo: PoolGeometry) -> Array:
     """Fast forward of :class:`~minitorch_accel.ops.pool.MaxPool2d`: one kernel, in the
     memory layout of ``x``.
     """
-    fn.geo = geo
-    fn.y = image_kernels(fn).max_pool2d_forward(x, geo, physical_order(x) == NHWC)
+    fn.geo, kernels = geo, image_kernels(fn)
+    if kernels is None:
+        fn.y = pk.max_pool2d_forward(fn.xp, x, *_args(geo))
+    else:
+        fn.y = kernels.max_pool2d_forward(x, geo, physical_order(x) == NHWC)
     return fn.y
 
 
@@ -98,10 +104,10 @@ def max_pool2d_backward(fn: Any, grad_y: Array, x: Array, *, y: Array, geo: Pool
     """Fast forward of :class:`~minitorch_accel.ops.pool.MaxPool2dBackward`: one kernel,
     one thread per input pixel.
     """
-    fn.geo, fn.y = geo, y
-    if grad_y.dtype == x.dtype == y.dtype:
+    fn.geo, fn.y, kernels = geo, y, image_kernels(fn)
+    if kernels is not None and grad_y.dtype == x.dtype == y.dtype:
         channels_last = physical_order(x) == NHWC
-        return image_kernels(fn).max_pool2d_backward(grad_y, x, y, geo, channels_last)
+        return kernels.max_pool2d_backward(grad_y, x, y, geo, channels_last)
     return pk.max_pool2d_backward(fn.xp, grad_y, x, y, *_args(geo))
 
 
