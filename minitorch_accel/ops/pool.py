@@ -33,7 +33,9 @@ def taps(xp: Any, x: Any, geo: PoolGeometry, fill: float) -> list[Any]:
 
 
 def first_max(xp: Any, x: Any, y: Any, geo: PoolGeometry) -> Any:
-    """Per tap, a mask of the windows whose *first* maximum (row-major, as PyTorch) it is."""
+    """Per tap, a mask of the windows whose *first* maximum (row-major, as PyTorch) it is:
+    where the tap equals the window's maximum and the running count of such taps is 1.
+    """
     hits = xp.stack([tap == y for tap in taps(xp, x, geo, float("-inf"))])
     return hits & (xp.cumsum(hits, axis=0) == 1)
 
@@ -48,7 +50,9 @@ def scatter(xp: Any, parts: Any, geo: PoolGeometry) -> Any:
 
 
 def window_size(xp: Any, geo: PoolGeometry, count_include_pad: bool, dtype: Any) -> Any:
-    """What each window's sum is divided by: its count of pixels, padding included or not."""
+    """What each window's sum is divided by: its count of pixels, padding included or not
+    (the pooled sum of an image of ones, padded with ones or with zeros).
+    """
     return sum(taps(xp, xp.ones((1, 1, *geo.x_shape[2:]), dtype), geo, float(count_include_pad)))
 
 
