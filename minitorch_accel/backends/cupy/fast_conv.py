@@ -30,7 +30,7 @@ def image_kernels(fn: Any) -> ImageFastPaths | None:
     them (a stand-in for CuPy in the tests), where the array-module code runs instead.
     """
     kernels: ImageFastPaths | None = getattr(fn.device.backend, "_fast", None)
-    if kernels is not None:
+    if kernels is not None and kernels.cp is fn.xp:
         ck.FAST_GEMM.setdefault(id(fn.xp), kernels.gemm)
     return kernels
 
