@@ -60,7 +60,11 @@ def weight_matrix(w: Any, groups: int) -> Any:
 
 
 class Conv2d(Function):
-    """``y = conv2d(x, w) + b``: im2col, then one matrix product per group."""
+    """``y = conv2d(x, w) + b``: im2col, then one matrix product per group.
+
+    ``keep_cols`` lets a fast forward keep its im2col matrix for the weight gradient
+    (``self.cols``); this code recomputes it there instead.
+    """
 
     fresh_grads = True  # each gradient is the new output of one of the Functions below
 

@@ -25,7 +25,7 @@ The names (raw CuPy arrays in, raw arrays out; each method below gives its signa
 
 The image kernels of :class:`~.image_ops.ImageFastPaths` (im2col, col2im, conv2d's input
 gradient, max pooling) are methods too, called by the convolution and pooling fast
-paths of :mod:`.fast_conv` rather than looked up by name.
+paths of :mod:`minitorch_accel.backends.cupy.fast_conv` rather than looked up by name.
 """
 
 from __future__ import annotations
