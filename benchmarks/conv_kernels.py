@@ -13,6 +13,12 @@ Run::
     python benchmarks/conv_kernels.py               # batch 64 and 256
     python benchmarks/conv_kernels.py --stages      # plus where our time goes
     python benchmarks/conv_kernels.py --memory      # plus peak RSS of each side
+    python benchmarks/conv_kernels.py --tiers       # only: fast paths on vs off
+
+``--tiers`` times the same layers through the framework's functionals (tensors,
+autograd) with the fast paths on and off (``minitorch_accel.fast_paths``), alternately
+in one process, and prints the ratio off / on: what the fast paths buy over the
+reference code. It needs no PyTorch.
 """
 
 from __future__ import annotations
@@ -30,8 +36,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from minitorch_accel.ops import conv_kernels as ck
-from minitorch_accel.ops import pool_kernels as pk
+from minitorch_accel.backends import conv_kernels as ck
+from minitorch_accel.backends import pool_kernels as pk
 
 Arrays = dict[str, Any]
 
@@ -143,6 +149,39 @@ def compare(batch: int, repeats: int, pause: float) -> tuple[list[float], list[f
     return found["ours"], found["torch"]
 
 
+def framework_step(a: Arrays) -> Callable[[], None]:
+    """The same layers through the framework's functionals: forward, then backward."""
+    import minitorch_accel as mta
+
+    functional = mta.nn.functional
+    x, grad = mta.tensor(a["x"]), mta.tensor(a["g"])
+    params = {k: mta.tensor(a[k], requires_grad=True) for k in ("w1", "b1", "w2", "b2")}
+
+    def step() -> None:
+        for p in params.values():
+            p.grad = None
+        h = functional.conv2d(x, params["w1"], params["b1"]).relu()
+        h = functional.conv2d(functional.max_pool2d(h, 2), params["w2"], params["b2"]).relu()
+        functional.max_pool2d(h, 2).backward(grad)
+
+    return step
+
+
+def tiers(batch: int, repeats: int, pause: float) -> dict[bool, list[float]]:
+    """ms per framework step with the fast paths on (True) and off (False), in turn."""
+    import minitorch_accel as mta
+
+    step = framework_step(make_inputs(batch))
+    found: dict[bool, list[float]] = {True: [], False: []}
+    for r in range(repeats):
+        for on in (True, False) if r % 2 else (False, True):
+            with mta.fast_paths(on):
+                step()  # warm: this tier's buffers
+                time.sleep(pause)
+                found[on].append(median_ms(step, 1))
+    return found
+
+
 class StageTimer:
     """Collects the ms between successive :meth:`mark` calls, by stage name."""
 
@@ -203,7 +242,16 @@ def main() -> None:
     parser.add_argument("--pause", type=float, default=0.15, help="seconds before each step")
     parser.add_argument("--stages", action="store_true")
     parser.add_argument("--memory", action="store_true")
+    parser.add_argument("--tiers", action="store_true", help="only fast paths on vs off")
     args = parser.parse_args()
+    if args.tiers:
+        print(f"fast paths on vs off, median of {args.repeats}, {args.pause} s pause before each")
+        print(f"{'batch':>5} {'on ms':>9} {'off ms':>9} {'off/on':>7}")
+        for batch in args.batches:
+            found = tiers(batch, args.repeats, args.pause)
+            on, off = statistics.median(found[True]), statistics.median(found[False])
+            print(f"{batch:>5} {on:>9.2f} {off:>9.2f} {off / on:>7.2f}")
+        return
     print(
         f"numpy {np.__version__}, threads: torch 2, OpenBLAS default; "
         f"median of {args.repeats}, {args.pause} s pause before each step"

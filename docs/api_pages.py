@@ -66,9 +66,8 @@ PAGES: tuple[Page, ...] = (
         "Ops",
         "The math, written once for every backend through ``xp``. Each op is a "
         ":class:`~minitorch_accel.autograd.Function` with a forward on raw arrays and a "
-        "backward written with tensor ops; the ``*_kernels`` modules hold the raw-array "
-        "kernels (im2col, col2im, pooling) that the convolution and pooling ops call, "
-        "and ``layout`` the memory layouts and the buffer cache they share.",
+        "backward written with tensor ops (the reference implementation; a backend's fast "
+        "paths may replace a forward, see the backends page).",
         (
             "minitorch_accel.ops.elementwise",
             "minitorch_accel.ops.operands",
@@ -81,9 +80,6 @@ PAGES: tuple[Page, ...] = (
             "minitorch_accel.ops.loss",
             "minitorch_accel.ops.norm",
             "minitorch_accel.ops.dropout",
-            "minitorch_accel.ops.layout",
-            "minitorch_accel.ops.conv_kernels",
-            "minitorch_accel.ops.pool_kernels",
             "minitorch_accel.ops.flat",
             "minitorch_accel.ops.sort",
             "minitorch_accel.ops.index",
@@ -108,6 +104,11 @@ PAGES: tuple[Page, ...] = (
             "minitorch_accel.backends.cuda",
             "minitorch_accel.backends.numpy.threads",
             "minitorch_accel.backends.fast_paths",
+            "minitorch_accel.backends.image_geometry",
+            "minitorch_accel.backends.layout",
+            "minitorch_accel.backends.conv_kernels",
+            "minitorch_accel.backends.pool_kernels",
+            "minitorch_accel.backends.numpy.fast_conv",
         ),
     ),
     Page(
@@ -123,6 +124,7 @@ PAGES: tuple[Page, ...] = (
             "minitorch_accel.backends.cupy.fast_base",
             "minitorch_accel.backends.cupy.ops",
             "minitorch_accel.backends.cupy.image_ops",
+            "minitorch_accel.backends.cupy.fast_conv",
             "minitorch_accel.backends.cupy.optim_ops",
             "minitorch_accel.backends.cupy.graphs",
         ),

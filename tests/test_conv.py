@@ -7,7 +7,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from minitorch_accel.ops import conv_kernels as ck
+from minitorch_accel.backends import conv_kernels as ck
+from minitorch_accel.backends import image_geometry as geometry
 
 Case = tuple[tuple[int, int, int, int], tuple[int, int, int, int], Any, Any, Any, int]
 
@@ -35,7 +36,7 @@ def reference_conv(
     groups: int,
 ) -> np.ndarray:
     """y[n, o, i, j] = sum(patch * w[o]) + b[o], one output element at a time."""
-    (sh, sw), (ph, pw), (dh, dw) = (ck.pair(v, "") for v in (stride, padding, dilation))
+    (sh, sw), (ph, pw), (dh, dw) = (geometry.pair(v, "") for v in (stride, padding, dilation))
     n_, _, h, wd = x.shape
     o_, cg, kh, kw = w.shape
     xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
@@ -67,7 +68,7 @@ def reference_grads(
     groups: int,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """grad_x, grad_w, grad_b by scattering every output element's gradient over its patch."""
-    (sh, sw), (ph, pw), (dh, dw) = (ck.pair(v, "") for v in (stride, padding, dilation))
+    (sh, sw), (ph, pw), (dh, dw) = (geometry.pair(v, "") for v in (stride, padding, dilation))
     o_, cg, kh, kw = w.shape
     xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
     gxp, gw = np.zeros_like(xp), np.zeros_like(w)
@@ -123,7 +124,7 @@ def test_conv2d_matches_loops(case: Case, layout: str) -> None:
 def test_both_cols_layouts_agree(
     case: Case, channels_last_min: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(ck, "_CHANNELS_LAST_MIN", channels_last_min)
+    monkeypatch.setattr(geometry, "_CHANNELS_LAST_MIN", channels_last_min)
     x, w, b = random_case(case, seed=3)
     y, cols = ck.conv2d_forward(np, x, w, b, *case[2:])
     assert cols.geometry.channels_last == (channels_last_min == 1)

@@ -23,12 +23,13 @@ import pytest
 
 import minitorch_accel as mta
 from minitorch_accel import nn, optim
+from minitorch_accel.backends import conv_kernels as ck
+from minitorch_accel.backends import pool_kernels as pk
+from minitorch_accel.backends.layout import physical_order
+from minitorch_accel.backends.numpy import fast_conv as fc
 from minitorch_accel.backends.numpy import threads as cpu_threads
 from minitorch_accel.nn.models import LeNet
-from minitorch_accel.ops import conv_kernels as ck
-from minitorch_accel.ops import pool_kernels as pk
 from minitorch_accel.ops import threaded_kernels as tk
-from minitorch_accel.ops.layout import physical_order
 
 ROOT = Path(__file__).resolve().parent.parent
 THREADS = (1, 2, 4)
@@ -57,6 +58,7 @@ def splits(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         original(total, fn, grain)
 
     monkeypatch.setattr(tk, "parallel_for", spy)
+    monkeypatch.setattr(fc, "parallel_for", spy)
     return calls
 
 
@@ -159,8 +161,8 @@ def test_max_pool_is_bit_identical(
     y_ref = pk.max_pool2d_forward(np, x, kernel, stride).copy()
     grad = layout(rng.standard_normal(y_ref.shape).astype(np.float32))
     gx_ref = pk.max_pool2d_backward(np, grad, x, y_ref, kernel, stride).copy()
-    forward = at_threads(tk.max_pool2d_forward, x, geo, False)
-    backward = at_threads(tk.max_pool2d_backward, grad, x, y_ref, geo, False)
+    forward = at_threads(fc.threaded_max_pool2d_forward, x, geo)
+    backward = at_threads(fc.threaded_max_pool2d_backward, grad, x, y_ref, geo)
     for n in THREADS:
         np.testing.assert_array_equal(forward[n], y_ref)
         np.testing.assert_array_equal(backward[n], gx_ref)
@@ -192,11 +194,11 @@ def test_conv_matches_the_reference(
     geo = ck.conv_geometry(x_shape, w_shape, **conv, channel_major_k=True)
 
     def forward_arrays() -> tuple[np.ndarray, np.ndarray]:
-        y, cols = tk.conv2d_forward(x, w, b, **conv)
+        y, cols = fc.threaded_conv2d_forward(x, w, b, **conv)
         return y, cols.matrix
 
     forward = at_threads(forward_arrays)
-    grad_x = at_threads(tk.conv2d_grad_input, grad_y, w, geo)
+    grad_x = at_threads(fc.threaded_conv2d_grad_input, grad_y, w, geo)
     for n in THREADS:
         y, cols = forward[n]
         np.testing.assert_array_equal(cols, cols_ref)  # a copy: exact
@@ -241,7 +243,9 @@ def test_the_pool_is_safe_for_several_python_threads(rng: np.random.Generator) -
     def tower(i: int) -> None:
         try:
             for _ in range(20):
-                y = tk.max_pool2d_forward(tk.conv2d_forward(inputs[i], w, None)[0], geo, True)
+                y = fc.threaded_max_pool2d_forward(
+                    fc.threaded_conv2d_forward(inputs[i], w, None)[0], geo
+                )
                 np.testing.assert_allclose(y, wanted[i], rtol=1e-12, atol=1e-12)
         except BaseException as error:
             errors.append(error)

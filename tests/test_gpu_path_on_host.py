@@ -18,7 +18,8 @@ from support.host_kernels import CXX, HostFastPaths, host_fast_paths
 
 import minitorch_accel as mta
 from minitorch_accel import nn, optim
-from minitorch_accel.backends import registry
+from minitorch_accel.backends import fast_paths, registry
+from minitorch_accel.backends.cupy import fast_conv as cupy_fast_conv
 from minitorch_accel.backends.numpy.backend import NumpyBackend
 from minitorch_accel.nn.models import LeNet
 
@@ -34,6 +35,20 @@ class HostKernelBackend(NumpyBackend):
             HostKernelBackend.used.add(name)
         return fast
 
+    @property
+    def _fast(self) -> Any:
+        """The image kernels the CuPy backend's convolution fast paths call, recorded."""
+        return _Recorder(self.paths)
+
+
+class _Recorder:
+    def __init__(self, paths: HostFastPaths) -> None:
+        self.paths = paths
+
+    def __getattr__(self, name: str) -> Any:
+        HostKernelBackend.used.add(name)
+        return getattr(self.paths, name)
+
 
 @pytest.fixture(scope="module")
 def host_kernels(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
@@ -41,7 +56,10 @@ def host_kernels(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         pytest.skip("needs a C++ compiler (g++)")
     HostKernelBackend.paths = host_fast_paths(tmp_path_factory.mktemp("step"))
     registry.register("hostkernels", HostKernelBackend)
+    for name, fast in cupy_fast_conv.FAST_FORWARDS.items():  # the GPU's conv and pooling
+        fast_paths.register_fast("hostkernels", name, fast)
     yield "hostkernels"
+    fast_paths.table("hostkernels").clear()
     registry.unregister("hostkernels")
 
 

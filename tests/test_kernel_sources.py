@@ -25,10 +25,10 @@ from support.host_kernels import (
     nvcc_ptx,
 )
 
+from minitorch_accel.backends import conv_kernels as ck
+from minitorch_accel.backends import pool_kernels as pk
 from minitorch_accel.backends.cupy import kernels as K
 from minitorch_accel.backends.cupy.ops import FAST_PATHS
-from minitorch_accel.ops import conv_kernels as ck
-from minitorch_accel.ops import pool_kernels as pk
 from minitorch_accel.optim.adam import adam_update
 from minitorch_accel.optim.sgd import sgd_update
 

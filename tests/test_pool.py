@@ -8,8 +8,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from minitorch_accel.ops import conv_kernels as ck
-from minitorch_accel.ops import pool_kernels as pk
+from minitorch_accel.backends import conv_kernels as ck
+from minitorch_accel.backends import image_geometry as geometry
+from minitorch_accel.backends import pool_kernels as pk
+from minitorch_accel.ops.pool import adaptive_avg_pool2d_backward, adaptive_avg_pool2d_forward
 
 # (x shape, kernel_size, stride, padding)
 CASES: list[tuple[tuple[int, int, int, int], Any, Any, Any]] = [
@@ -25,8 +27,8 @@ CASES: list[tuple[tuple[int, int, int, int], Any, Any, Any]] = [
 
 def _windows(x: np.ndarray, kernel: Any, stride: Any, padding: Any, fill: float):  # type: ignore[no-untyped-def]
     """Yield (n, c, i, j, padded window, padded-array slices) one output at a time."""
-    (kh, kw), (ph, pw) = ck.pair(kernel, ""), ck.pair(padding, "")
-    sh, sw = (kh, kw) if stride is None else ck.pair(stride, "")
+    (kh, kw), (ph, pw) = geometry.pair(kernel, ""), geometry.pair(padding, "")
+    sh, sw = (kh, kw) if stride is None else geometry.pair(stride, "")
     xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=fill)
     oh, ow = (xp.shape[2] - kh) // sh + 1, (xp.shape[3] - kw) // sw + 1
     for n, c, i, j in np.ndindex(x.shape[0], x.shape[1], oh, ow):
@@ -38,7 +40,7 @@ def reference_max(
     x: np.ndarray, gy: np.ndarray, kernel: Any, stride: Any, padding: Any
 ) -> tuple[np.ndarray, np.ndarray]:
     """Max and its gradient, which goes to np.argmax: the first maximum in row-major order."""
-    ph, pw = ck.pair(padding, "")
+    ph, pw = geometry.pair(padding, "")
     y, gxp = np.zeros(gy.shape), None
     for out, xp, index, _ in _windows(x, kernel, stride, padding, fill=-np.inf):
         gxp = np.zeros_like(xp) if gxp is None else gxp
@@ -53,7 +55,7 @@ def reference_max(
 def reference_avg(
     x: np.ndarray, gy: np.ndarray, kernel: Any, stride: Any, padding: Any, count_include_pad: bool
 ) -> tuple[np.ndarray, np.ndarray]:
-    ph, pw = ck.pair(padding, "")
+    ph, pw = geometry.pair(padding, "")
     ones = np.pad(np.ones_like(x), ((0, 0), (0, 0), (ph, ph), (pw, pw)))
     y, gxp = np.zeros(gy.shape), None
     for out, xp, index, _ in _windows(x, kernel, stride, padding, fill=0.0):
@@ -125,7 +127,7 @@ def test_avg_pool_matches_loops(case: Any, count_include_pad: bool) -> None:
 )
 def test_adaptive_avg_pool_matches_loops(shape: tuple[int, ...], size: Any) -> None:
     x = np.random.default_rng(2).standard_normal(shape)
-    oh, ow = ck.pair(size, "")
+    oh, ow = geometry.pair(size, "")
     gy = np.random.default_rng(3).standard_normal((*shape[:2], oh, ow))
     y_ref, gx_ref = np.zeros(gy.shape), np.zeros(shape)
     h, w = shape[2:]
@@ -135,8 +137,8 @@ def test_adaptive_avg_pool_matches_loops(shape: tuple[int, ...], size: Any) -> N
         y_ref[:, :, i, j] = x[:, :, rows, cols].mean(axis=(2, 3))
         count = (rows.stop - rows.start) * (cols.stop - cols.start)
         gx_ref[:, :, rows, cols] += gy[:, :, i, j][:, :, None, None] / count
-    np.testing.assert_allclose(pk.adaptive_avg_pool2d_forward(np, x, size), y_ref, atol=1e-14)
-    np.testing.assert_allclose(pk.adaptive_avg_pool2d_backward(np, gy, shape), gx_ref, atol=1e-14)
+    np.testing.assert_allclose(adaptive_avg_pool2d_forward(np, x, size), y_ref, atol=1e-14)
+    np.testing.assert_allclose(adaptive_avg_pool2d_backward(np, gy, shape), gx_ref, atol=1e-14)
 
 
 @pytest.mark.parametrize(
@@ -156,7 +158,7 @@ def test_pool_errors_name_the_shape(shape: tuple[int, ...], args: Any, message: 
             forward(np, np.zeros(shape), *args)
         assert str(tuple(shape)) in str(info.value)
     with pytest.raises(ValueError, match="positive"):
-        pk.adaptive_avg_pool2d_forward(np, np.zeros((1, 1, 4, 4)), 0)
+        adaptive_avg_pool2d_forward(np, np.zeros((1, 1, 4, 4)), 0)
 
 
 def test_backward_checks_grad_shape() -> None:
@@ -195,10 +197,10 @@ def test_matches_torch_float32(case: Any) -> None:
     ty = functional.adaptive_avg_pool2d(tx, (3, 2))
     ty.backward(torch.ones_like(ty))
     np.testing.assert_allclose(
-        pk.adaptive_avg_pool2d_forward(np, x, (3, 2)), ty.detach().numpy(), rtol=1e-5, atol=1e-6
+        adaptive_avg_pool2d_forward(np, x, (3, 2)), ty.detach().numpy(), rtol=1e-5, atol=1e-6
     )
     np.testing.assert_allclose(
-        pk.adaptive_avg_pool2d_backward(np, np.ones(ty.shape, np.float32), x.shape),
+        adaptive_avg_pool2d_backward(np, np.ones(ty.shape, np.float32), x.shape),
         tx.grad.numpy(),
         rtol=1e-5,
         atol=1e-6,

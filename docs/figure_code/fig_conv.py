@@ -15,7 +15,7 @@ COLORS = ["#e41a1c", "#377eb8", "#4daf4a", "#984ea3"]
 
 def small_example() -> dict[str, Any]:
     """A 4x4 image, a 3x3 kernel, their cols matrix and the output, from the real kernels."""
-    from minitorch_accel.ops import conv_kernels as ck
+    from minitorch_accel.backends import conv_kernels as ck
 
     x = np.random.default_rng(3).integers(0, 10, (1, 1, 4, 4)).astype(np.float32)
     w = np.array([[1, 0, -1], [2, 0, -2], [1, 0, -1]], dtype=np.float32).reshape(1, 1, 3, 3)
@@ -107,7 +107,7 @@ def layer_calls(
     the output gradient as rows) with the same shapes as the kernel does, so the
     difference is what the kernel spends around them: im2col copies, col2im adds, layout.
     """
-    from minitorch_accel.ops import conv_kernels as ck
+    from minitorch_accel.backends import conv_kernels as ck
 
     rng = np.random.default_rng(0)
     x = rng.standard_normal(x_shape, dtype=np.float32)

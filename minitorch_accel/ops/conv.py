@@ -1,8 +1,12 @@
-"""2-D convolution as autograd Functions, and the public :func:`conv2d`.
+"""2-D convolution as autograd Functions, and the public :func:`conv2d`: the reference
+implementation, the way a textbook writes it.
 
-The arithmetic lives in :mod:`minitorch_accel.ops.conv_kernels` (im2col + one GEMM per
-group). Here each of the four maps is a Function whose backward is written with the
-others, so second derivatives work (as Chainer does):
+Convolution is a matrix multiply. :func:`im2col` copies every receptive field of the
+input into one column of a matrix, so the convolution becomes one matrix product with
+the weight reshaped to (O, C*KH*KW) (one product per group, batched over the images);
+:func:`col2im` is its adjoint, adding each column back onto the pixels it was read from.
+Each of the four maps is a Function whose backward is written with the others, so
+second derivatives work (as Chainer does):
 
 * ``y = conv(x, w) + b``                    :class:`Conv2d`
 * ``grad_x = conv_transpose(grad_y, w)``    :class:`Conv2dGradInput`
@@ -11,108 +15,101 @@ others, so second derivatives work (as Chainer does):
 
 The two middle ones are bilinear: the gradient of each with respect to ``grad_y`` is a
 convolution and with respect to its other input is the other one.
+
+A backend may replace a forward with a faster one (channels-last layouts, cached
+buffers, fused GPU kernels, threads): see :mod:`minitorch_accel.backends.fast_paths`.
+``minitorch_accel.fast_paths(False)`` runs this code only.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ..backends.image_geometry import ConvGeometry, IntPair, conv_geometry, window
 from ..core import autocast_state
 from ..core.function import Function
 from ..core.grad_mode import is_grad_enabled
 from ..core.tensor import Tensor
-from .conv_kernels import (
-    Cols,
-    IntPair,
-    conv2d_forward,
-    conv2d_grad_bias,
-    conv2d_grad_input,
-    conv2d_grad_weight,
-    conv_geometry,
-)
+
+
+def im2col(xp: Any, x: Any, geo: ConvGeometry) -> Any:
+    """(N, C, H, W) -> (N, groups, C/groups*KH*KW, OH*OW): column ``l`` of image ``n``
+    holds the receptive field of output pixel ``l``, in the weight's (c, kh, kw) order.
+    """
+    (ph, pw), (dh, dw), (kh, kw) = geo.padding, geo.dilation, geo.w_shape[2:]
+    x = xp.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
+    taps = [window(x, i * dh, j * dw, geo.stride, geo.out_hw) for i in range(kh) for j in range(kw)]
+    return xp.stack(taps, axis=2).reshape(len(x), geo.groups, -1, geo.out_hw[0] * geo.out_hw[1])
+
+
+def col2im(xp: Any, cols: Any, geo: ConvGeometry) -> Any:
+    """The adjoint of :func:`im2col`: add every column entry onto the input pixel it
+    was read from, giving an (N, C, H, W) array.
+    """
+    (n, c, h, w), (ph, pw), (dh, dw) = geo.x_shape, geo.padding, geo.dilation
+    kw, cols = geo.w_shape[3], cols.reshape(n, c, -1, *geo.out_hw)  # tap t = (t // kw, t % kw)
+    x = xp.zeros((n, c, h + 2 * ph, w + 2 * pw), cols.dtype)
+    for t in range(cols.shape[2]):
+        window(x, t // kw * dh, t % kw * dw, geo.stride, geo.out_hw)[...] += cols[:, :, t]
+    return x[:, :, ph : ph + h, pw : pw + w]
+
+
+def weight_matrix(w: Any, groups: int) -> Any:
+    """The weight (O, C/groups, KH, KW) as (groups, O/groups, C/groups*KH*KW)."""
+    return w.reshape(groups, w.shape[0] // groups, -1)
 
 
 class Conv2d(Function):
-    """``y = conv2d(x, w) + b``; keeps the im2col matrix for the weight gradient."""
+    """``y = conv2d(x, w) + b``: im2col, then one matrix product per group.
+
+    ``keep_cols`` lets a fast forward keep its im2col matrix for the weight gradient
+    (``self.cols``); this code recomputes it there instead.
+    """
 
     fresh_grads = True  # each gradient is the new output of one of the Functions below
 
-    def forward(self, x: Any, w: Any, b: Any, *, keep_cols: bool, **conv: Any) -> Any:
-        threaded = self.device.backend.kernel("conv2d_forward")  # the CPU's thread pool
-        if threaded is not None:
-            y, cols = threaded(x, w, b, **conv)
-        else:
-            y, cols = conv2d_forward(
-                self.xp, x, w, b, **conv, fast_im2col=self.device.backend.kernel("im2col")
-            )
-        self.conv = conv
-        self.cols = cols if keep_cols else None  # (M, K): reused by grad_weight
-        return y
+    def forward(self, x: Any, w: Any, b: Any, *, keep_cols: bool = False, **conv: Any) -> Any:
+        self.conv, self.cols = conv, None  # a fast forward may keep its im2col matrix in cols
+        geo = conv_geometry(x.shape, w.shape, **conv)
+        y = (weight_matrix(w, geo.groups) @ im2col(self.xp, x, geo)).reshape(geo.y_shape)
+        return y if b is None else y + b.reshape(1, -1, 1, 1)
 
-    def backward(self, grad_output: Tensor) -> tuple[Tensor | None, ...]:
-        x, w, b = self.inputs
-        need_x, need_w, need_b = self.needs_input_grad
-        grad_x = grad_w = grad_b = None
-        if need_x:
-            grad_x = Conv2dGradInput.apply(grad_output, w, x_shape=x.shape, **self.conv)
-        if need_w:
-            grad_w = Conv2dGradWeight.apply(
-                grad_output, x, w_shape=w.shape, cols=self.cols, **self.conv
-            )
-        if need_b:
-            grad_b = Conv2dGradBias.apply(grad_output)
-        return grad_x, grad_w, grad_b
+    def backward(self, gy: Tensor) -> tuple[Tensor | None, ...]:
+        (x, w, _), (need_x, need_w, need_b) = self.inputs, self.needs_input_grad
+        conv, cols = self.conv, self.cols
+        gx = Conv2dGradInput.apply(gy, w, x_shape=x.shape, **conv) if need_x else None
+        gw = Conv2dGradWeight.apply(gy, x, w_shape=w.shape, cols=cols, **conv) if need_w else None
+        return gx, gw, Conv2dGradBias.apply(gy) if need_b else None
 
 
 class Conv2dGradInput(Function):
     """``grad_x`` from ``grad_y`` and ``w``: a transposed convolution (col2im)."""
 
-    def forward(self, grad_y: Any, w: Any, *, x_shape: tuple[int, ...], **conv: Any) -> Any:
-        self.conv = conv
-        fused = self.device.backend.kernel("conv2d_grad_input")
-        if fused is not None and grad_y.dtype == w.dtype:  # one GEMM, then col2im
-            return fused(grad_y, w, conv_geometry(x_shape, w.shape, **conv, channel_major_k=True))
-        return conv2d_grad_input(self.xp, grad_y, w, x_shape, **conv)
+    def forward(self, gy: Any, w: Any, *, x_shape: tuple[int, ...], **conv: Any) -> Any:
+        self.conv, geo = conv, conv_geometry(x_shape, w.shape, **conv)
+        gy = gy.reshape(x_shape[0], geo.groups, -1, geo.out_hw[0] * geo.out_hw[1])
+        return col2im(self.xp, weight_matrix(w, geo.groups).transpose(0, 2, 1) @ gy, geo)
 
-    def backward(self, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        grad_y, w = self.inputs
-        need_grad_y, need_w = self.needs_input_grad
-        gg_y = (
-            Conv2d.apply(grad_output, w, None, keep_cols=False, **self.conv)
-            if need_grad_y
-            else None
-        )
-        gg_w = (
-            Conv2dGradWeight.apply(grad_y, grad_output, w_shape=w.shape, cols=None, **self.conv)
-            if need_w
-            else None
-        )
-        return gg_y, gg_w
+    def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        (gy, w), (need_gy, need_w), conv = self.inputs, self.needs_input_grad, self.conv
+        gg_y = Conv2d.apply(gg, w, None, **conv) if need_gy else None
+        return gg_y, Conv2dGradWeight.apply(gy, gg, w_shape=w.shape, **conv) if need_w else None
 
 
 class Conv2dGradWeight(Function):
-    """``grad_w`` from ``grad_y`` and ``x`` (or the forward's im2col matrix of ``x``)."""
+    """``grad_w`` from ``grad_y`` and ``x``: ``grad_y`` times the columns, summed over the
+    images (``cols`` is a fast forward's saved im2col matrix, unused here).
+    """
 
-    def forward(
-        self, grad_y: Any, x: Any, *, w_shape: tuple[int, ...], cols: Cols | None, **conv: Any
-    ) -> Any:
-        self.conv = conv
-        return conv2d_grad_weight(self.xp, grad_y, x if cols is None else cols, w_shape, **conv)
+    def forward(self, gy: Any, x: Any, *, w_shape: Any, cols: Any = None, **conv: Any) -> Any:
+        self.conv, geo = conv, conv_geometry(x.shape, w_shape, **conv)
+        gy = gy.reshape(len(x), geo.groups, -1, geo.out_hw[0] * geo.out_hw[1])
+        return (gy @ im2col(self.xp, x, geo).transpose(0, 1, 3, 2)).sum(0).reshape(w_shape)
 
-    def backward(self, grad_output: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        grad_y, x = self.inputs
-        need_grad_y, need_x = self.needs_input_grad
-        gg_y = (
-            Conv2d.apply(x, grad_output, None, keep_cols=False, **self.conv)
-            if need_grad_y
-            else None
-        )
-        gg_x = (
-            Conv2dGradInput.apply(grad_y, grad_output, x_shape=x.shape, **self.conv)
-            if need_x
-            else None
-        )
-        return gg_y, gg_x
+    def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        (gy, x), (need_gy, need_x), conv = self.inputs, self.needs_input_grad, self.conv
+        gg_y = Conv2d.apply(x, gg, None, **conv) if need_gy else None
+        return gg_y, Conv2dGradInput.apply(gy, gg, x_shape=x.shape, **conv) if need_x else None
 
 
 class Conv2dGradBias(Function):
@@ -120,12 +117,12 @@ class Conv2dGradBias(Function):
 
     saves_inputs = False  # backward needs no input's values
 
-    def forward(self, grad_y: Any) -> Any:
-        self.grad_y_shape = grad_y.shape
-        return conv2d_grad_bias(self.xp, grad_y)
+    def forward(self, gy: Any) -> Any:
+        self.grad_y_shape = gy.shape
+        return gy.sum(axis=(0, 2, 3))
 
-    def backward(self, grad_output: Tensor) -> Tensor:
-        return grad_output.reshape(1, -1, 1, 1).expand(self.grad_y_shape)
+    def backward(self, gg: Tensor) -> Tensor:
+        return gg.reshape(1, -1, 1, 1).expand(self.grad_y_shape)
 
 
 def conv2d(
@@ -162,7 +159,8 @@ def conv2d(
     -------
     Tensor
         (N, O, OH, OW) with ``OH = (H + 2*ph - dh*(KH - 1) - 1) // sh + 1`` (same for W).
-        On the CPU its memory is channels-last (an NCHW view of an NHWC buffer).
+        With the fast paths on, the CPU's is channels-last in memory (an NCHW view of
+        an NHWC buffer).
 
     Raises
     ------
@@ -186,6 +184,7 @@ def conv2d(
         input, weight, bias = autocast_state.to_compute_dtype(  # type: ignore[assignment]
             input, weight, bias
         )
+    _check_arrays(input, weight, bias, stride, padding, dilation, groups)
     keep_cols = is_grad_enabled() and weight.requires_grad
     return Conv2d.apply(
         input,
@@ -199,4 +198,25 @@ def conv2d(
     )
 
 
-__all__ = ["Conv2d", "Conv2dGradBias", "Conv2dGradInput", "Conv2dGradWeight", "conv2d"]
+def _check_arrays(x: Tensor, w: Tensor, b: Tensor | None, *conv: Any) -> None:
+    """Raise a clear error for shapes or dtypes that do not fit (before any work)."""
+    conv_geometry(x.shape, w.shape, *conv)
+    if x.dtype != w.dtype or (b is not None and b.dtype != x.dtype):
+        raise TypeError(
+            f"conv2d: dtypes differ: input {x.dtype}, weight {w.dtype}"
+            + ("" if b is None else f", bias {b.dtype}")
+        )
+    if b is not None and tuple(b.shape) != (w.shape[0],):
+        raise ValueError(f"conv2d: bias {tuple(b.shape)} must have shape ({w.shape[0]},)")
+
+
+__all__ = [
+    "Conv2d",
+    "Conv2dGradBias",
+    "Conv2dGradInput",
+    "Conv2dGradWeight",
+    "col2im",
+    "conv2d",
+    "im2col",
+    "weight_matrix",
+]

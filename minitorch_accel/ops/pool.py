@@ -1,43 +1,59 @@
-"""2-D pooling as autograd Functions, and the public functionals.
+"""2-D pooling as autograd Functions, and the public functionals: the reference
+implementation, the way a textbook writes it.
 
-The arithmetic lives in :mod:`minitorch_accel.ops.pool_kernels`. Every backward is
-itself a Function whose own backward is the matching forward-like map, so second
-derivatives work: average pooling and its backward are linear maps adjoint to each
-other; max pooling's backward routes each window's gradient to the window's first
-maximum, and the adjoint of that routing picks the value there.
+A pooling window of size KH x KW is never gathered: for each of its KH*KW taps (i, j),
+the strided view ``x[:, :, i::sh, j::sw]`` (:func:`taps`) holds that element of *every*
+window, so max pooling is the running maximum of KH*KW views and average pooling their
+sum. Every backward is itself a Function whose own backward is the matching forward-like
+map, so second derivatives work: average pooling and its backward are linear maps
+adjoint to each other; max pooling's backward routes each window's gradient to the
+window's first maximum, and the adjoint of that routing picks the value there.
+
+A backend may replace a forward with a faster one (layout-keeping buffers, threads, one
+GPU kernel): see :mod:`minitorch_accel.backends.fast_paths`.
 """
 
 from __future__ import annotations
 
+from functools import reduce
+from itertools import product
 from typing import Any
 
+from ..backends.image_geometry import IntPair, PoolGeometry, pair, pool_geometry, window
 from ..core.function import Function
 from ..core.tensor import Tensor
-from .conv_kernels import IntPair
-from .layout import NHWC, physical_order
-from .pool_kernels import (
-    adaptive_avg_pool2d_backward,
-    adaptive_avg_pool2d_forward,
-    avg_pool2d_backward,
-    avg_pool2d_forward,
-    max_pool2d_backward,
-    max_pool2d_forward,
-    max_pool2d_pick,
-    pool_geometry,
-)
 
 
-def _fused_max_pool(fn: Function, name: str, pool: dict[str, Any], *arrays: Any) -> Any:
-    """The backend's one-kernel max pooling ``name`` for these pooling arguments, with
-    the geometry and layout filled in; None where there is none (the ``xp`` code runs).
-    The last of ``arrays`` is the forward input; all must share one dtype.
+def taps(xp: Any, x: Any, geo: PoolGeometry, fill: float) -> list[Any]:
+    """The KH*KW strided views of ``x`` padded with ``fill``, in row-major tap order:
+    view ``i * KW + j`` holds tap (i, j) of every window.
     """
-    kernel = fn.device.backend.kernel(name)
-    if kernel is None or any(a.dtype != arrays[0].dtype for a in arrays):
-        return None
-    x = arrays[-1]
-    geometry = pool_geometry("max_pool2d", x.shape, **pool)
-    return lambda *args: kernel(*args, geometry, physical_order(x) == NHWC)
+    x = xp.pad(x, ((0, 0), (0, 0), *[(p, p) for p in geo.padding]), constant_values=fill)
+    return [window(x, i, j, geo.stride, geo.out_hw) for i, j in product(*map(range, geo.kernel))]
+
+
+def first_max(xp: Any, x: Any, y: Any, geo: PoolGeometry) -> Any:
+    """Per tap, a mask of the windows whose *first* maximum (row-major, as PyTorch) it is:
+    where the tap equals the window's maximum and the running count of such taps is 1.
+    """
+    hits = xp.stack([tap == y for tap in taps(xp, x, geo, float("-inf"))])
+    return hits & (xp.cumsum(hits, axis=0) == 1)
+
+
+def scatter(xp: Any, parts: Any, geo: PoolGeometry) -> Any:
+    """Add ``parts[t]`` (shaped as the output) onto the input pixels tap ``t`` read."""
+    (n, c, h, w), (ph, pw) = geo.x_shape, geo.padding
+    grad = xp.zeros((n, c, h + 2 * ph, w + 2 * pw), parts[0].dtype)
+    for t, part in enumerate(parts):
+        window(grad, *divmod(t, geo.kernel[1]), geo.stride, geo.out_hw)[...] += part
+    return grad[:, :, ph : ph + h, pw : pw + w]
+
+
+def window_size(xp: Any, geo: PoolGeometry, count_include_pad: bool, dtype: Any) -> Any:
+    """What each window's sum is divided by: its count of pixels, padding included or not
+    (the pooled sum of an image of ones, padded with ones or with zeros).
+    """
+    return sum(taps(xp, xp.ones((1, 1, *geo.x_shape[2:]), dtype), geo, float(count_include_pad)))
 
 
 class MaxPool2d(Function):
@@ -45,30 +61,23 @@ class MaxPool2d(Function):
 
     saves_output = True  # backward reads self.y, the output's array
 
-    def forward(self, x: Any, **pool: Any) -> Any:
-        self.pool = pool
-        fused = _fused_max_pool(self, "max_pool2d_forward", pool, x)
-        self.y = fused(x) if fused else max_pool2d_forward(self.xp, x, **pool)
+    def forward(self, x: Any, *, geo: PoolGeometry) -> Any:
+        self.geo, self.y = geo, reduce(self.xp.maximum, taps(self.xp, x, geo, float("-inf")))
         return self.y
 
-    def backward(self, grad_output: Tensor) -> Tensor:
-        (x,) = self.inputs
-        return MaxPool2dBackward.apply(grad_output, x.detach(), y=self.y, **self.pool)
+    def backward(self, gy: Tensor) -> Tensor:
+        return MaxPool2dBackward.apply(gy, self.inputs[0].detach(), y=self.y, geo=self.geo)
 
 
 class MaxPool2dBackward(Function):
     """Route ``grad_y`` to each window's first maximum of ``x`` (``x`` is a constant)."""
 
-    def forward(self, grad_y: Any, x: Any, *, y: Any, **pool: Any) -> Any:
-        self.pool, self.y = pool, y
-        fused = _fused_max_pool(self, "max_pool2d_backward", pool, grad_y, y, x)
-        if fused:
-            return fused(grad_y, x, y)
-        return max_pool2d_backward(self.xp, grad_y, x, y, **pool)
+    def forward(self, gy: Any, x: Any, *, y: Any, geo: PoolGeometry) -> Any:
+        self.geo, self.y = geo, y
+        return scatter(self.xp, [gy * hit for hit in first_max(self.xp, x, y, geo)], geo)
 
-    def backward(self, grad_output: Tensor) -> tuple[Tensor | None, None]:
-        _, x = self.inputs
-        return MaxPool2dPick.apply(grad_output, x, y=self.y, **self.pool), None
+    def backward(self, gg: Tensor) -> tuple[Tensor | None, None]:
+        return MaxPool2dPick.apply(gg, self.inputs[1], y=self.y, geo=self.geo), None
 
 
 class MaxPool2dPick(Function):
@@ -76,13 +85,12 @@ class MaxPool2dPick(Function):
     first maximum of ``x``.
     """
 
-    def forward(self, v: Any, x: Any, *, y: Any, **pool: Any) -> Any:
-        self.pool, self.y = pool, y
-        return max_pool2d_pick(self.xp, v, x, y, **pool)
+    def forward(self, v: Any, x: Any, *, y: Any, geo: PoolGeometry) -> Any:
+        self.geo, self.y = geo, y
+        return (self.xp.stack(taps(self.xp, v, geo, 0)) * first_max(self.xp, x, y, geo)).sum(0)
 
-    def backward(self, grad_output: Tensor) -> tuple[Tensor | None, None]:
-        _, x = self.inputs
-        return MaxPool2dBackward.apply(grad_output, x, y=self.y, **self.pool), None
+    def backward(self, gg: Tensor) -> tuple[Tensor | None, None]:
+        return MaxPool2dBackward.apply(gg, self.inputs[1], y=self.y, geo=self.geo), None
 
 
 class AvgPool2d(Function):
@@ -90,12 +98,12 @@ class AvgPool2d(Function):
 
     saves_inputs = False  # backward needs no input's values
 
-    def forward(self, x: Any, **pool: Any) -> Any:
-        self.pool, self.x_shape = pool, x.shape
-        return avg_pool2d_forward(self.xp, x, **pool)
+    def forward(self, x: Any, *, geo: PoolGeometry, count_include_pad: bool) -> Any:
+        self.geo, self.count_include_pad = geo, count_include_pad
+        return sum(taps(self.xp, x, geo, 0)) / window_size(self.xp, geo, count_include_pad, x.dtype)
 
-    def backward(self, grad_output: Tensor) -> Tensor:
-        return AvgPool2dBackward.apply(grad_output, x_shape=self.x_shape, **self.pool)
+    def backward(self, gy: Tensor) -> Tensor:
+        return AvgPool2dBackward.apply(gy, geo=self.geo, count_include_pad=self.count_include_pad)
 
 
 class AvgPool2dBackward(Function):
@@ -103,12 +111,45 @@ class AvgPool2dBackward(Function):
 
     saves_inputs = False  # backward needs no input's values
 
-    def forward(self, grad_y: Any, *, x_shape: tuple[int, ...], **pool: Any) -> Any:
-        self.pool = pool
-        return avg_pool2d_backward(self.xp, grad_y, x_shape, **pool)
+    def forward(self, gy: Any, *, geo: PoolGeometry, count_include_pad: bool) -> Any:
+        self.geo, self.count_include_pad = geo, count_include_pad
+        share = gy / window_size(self.xp, geo, count_include_pad, gy.dtype)
+        return scatter(self.xp, [share] * (geo.kernel[0] * geo.kernel[1]), geo)
 
-    def backward(self, grad_output: Tensor) -> Tensor:
-        return AvgPool2d.apply(grad_output, **self.pool)
+    def backward(self, gg: Tensor) -> Tensor:
+        return AvgPool2d.apply(gg, geo=self.geo, count_include_pad=self.count_include_pad)
+
+
+def _adaptive_matrix(xp: Any, size: int, out: int, dtype: Any) -> Any:
+    """(out, size) matrix averaging PyTorch's adaptive bins [floor(i*size/out), ceil(...))."""
+    i = xp.arange(out)[:, None]
+    start, stop = (i * size) // out, -((-(i + 1) * size) // out)
+    pos = xp.arange(size)[None, :]
+    return (((pos >= start) & (pos < stop)) / (stop - start)).astype(dtype)
+
+
+def adaptive_avg_pool2d_forward(xp: Any, x: Any, output_size: IntPair) -> Any:
+    """Adaptive average pooling to ``output_size`` (any size; bins as PyTorch's).
+
+    Separable: ``y = A_h @ x @ A_w.T`` with (OH, H) and (OW, W) averaging matrices.
+    """
+    oh, ow = pair(output_size, "output_size")
+    if x.ndim != 4 or min(oh, ow) <= 0:
+        raise ValueError(
+            f"adaptive_avg_pool2d: input {tuple(x.shape)} must be 4-D and "
+            f"output_size {(oh, ow)} positive"
+        )
+    a_h = _adaptive_matrix(xp, x.shape[2], oh, x.dtype)
+    a_w = _adaptive_matrix(xp, x.shape[3], ow, x.dtype)
+    return xp.matmul(a_h, xp.matmul(x, a_w.T))
+
+
+def adaptive_avg_pool2d_backward(xp: Any, grad_y: Any, x_shape: tuple[int, ...]) -> Any:
+    """Gradient of :func:`adaptive_avg_pool2d_forward`: ``A_h.T @ grad_y @ A_w``."""
+    _, _, oh, ow = grad_y.shape
+    a_h = _adaptive_matrix(xp, x_shape[2], oh, grad_y.dtype)
+    a_w = _adaptive_matrix(xp, x_shape[3], ow, grad_y.dtype)
+    return xp.matmul(a_h.T, xp.matmul(grad_y, a_w))
 
 
 class AdaptiveAvgPool2d(Function):
@@ -177,7 +218,8 @@ def max_pool2d(
     [[5.0, 7.0], [13.0, 15.0]]
     """
     _check("max_pool2d", input)
-    return MaxPool2d.apply(input, kernel_size=kernel_size, stride=stride, padding=padding)
+    geo = pool_geometry("max_pool2d", input.shape, kernel_size, stride, padding)
+    return MaxPool2d.apply(input, geo=geo)
 
 
 def avg_pool2d(
@@ -200,13 +242,8 @@ def avg_pool2d(
     [[2.5, 4.5], [10.5, 12.5]]
     """
     _check("avg_pool2d", input)
-    return AvgPool2d.apply(
-        input,
-        kernel_size=kernel_size,
-        stride=stride,
-        padding=padding,
-        count_include_pad=count_include_pad,
-    )
+    geo = pool_geometry("avg_pool2d", input.shape, kernel_size, stride, padding)
+    return AvgPool2d.apply(input, geo=geo, count_include_pad=count_include_pad)
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size: IntPair) -> Tensor:

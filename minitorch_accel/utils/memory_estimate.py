@@ -36,7 +36,7 @@ import numpy as np
 
 from .. import nn
 from ..backends.cupy.memory import format_bytes
-from ..ops.conv_kernels import conv_geometry
+from ..backends.image_geometry import conv_geometry
 
 __all__ = ["LayerMemory", "MemoryEstimate", "memory_estimate"]
 

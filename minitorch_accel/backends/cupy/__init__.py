@@ -22,3 +22,6 @@ def register() -> None:
     from ..registry import register as register_backend
 
     register_backend("cuda", _make)
+    from .fast_conv import register_fast_conv
+
+    register_fast_conv()

@@ -21,12 +21,11 @@ The names (raw CuPy arrays in, raw arrays out; each method below gives its signa
 - ``cross_entropy_forward``, ``cross_entropy_backward``: the loss per row or its mean or
   sum, with the label counts; up to 4,096 rows and 1,024 classes, one launch
   (:func:`~minitorch_accel.backends.cupy.kernels.cross_entropy_block_source`).
-- ``im2col``, ``col2im``, ``conv2d_grad_input``: the columns of a convolution (K in the
-  order its geometry names), their adjoint, and the input gradient (one GEMM per group,
-  then ``col2im``).
 - ``gemm``: ``a @ b`` in one cuBLAS call, or None where that does not apply.
-- ``max_pool2d_forward``, ``max_pool2d_backward``: max pooling in one kernel each way;
-  each window's gradient goes to its first maximum, as in the CPU code.
+
+The image kernels of :class:`~.image_ops.ImageFastPaths` (im2col, col2im, conv2d's input
+gradient, max pooling) are methods too, called by the convolution and pooling fast
+paths of :mod:`minitorch_accel.backends.cupy.fast_conv` rather than looked up by name.
 """
 
 from __future__ import annotations
@@ -51,12 +50,7 @@ FAST_PATHS = (
     "label_count",
     "cross_entropy_forward",
     "cross_entropy_backward",
-    "im2col",
-    "col2im",
-    "conv2d_grad_input",
     "gemm",
-    "max_pool2d_forward",
-    "max_pool2d_backward",
 )
 
 

@@ -21,3 +21,6 @@ def register() -> None:
     from ..registry import register as register_backend
 
     register_backend("cpu", _make)
+    from .fast_conv import register_fast_conv
+
+    register_fast_conv()

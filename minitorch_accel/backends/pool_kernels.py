@@ -1,99 +1,23 @@
-"""Pooling on raw arrays: max, average and adaptive average, forward and backward.
+"""The fast pooling kernels on raw arrays: max and average, forward and backward.
 
-Written once for every array module ``xp``. A pooling window of size KH x KW is never
+Written once for every array module ``xp``; the backends' fast paths for the autograd
+Functions of :mod:`minitorch_accel.ops.pool` call them, and the reference
+implementation is in that module itself. A pooling window of size KH x KW is never
 gathered: for each of the KH*KW offsets (i, j) the strided view
 ``x[:, :, i::sh, j::sw]`` holds that element of *every* window, so max-pooling is the
 running maximum of KH*KW views (for 2x2/stride 2, the maximum of four sub-grids) and
 the backward pass needs no argmax index array.
 
 Outputs keep the memory layout of their input (channels-last stays channels-last; see
-:mod:`minitorch_accel.ops.layout`), and large buffers come from its buffer cache.
+:mod:`minitorch_accel.backends.layout`), and large buffers come from its buffer cache.
 """
 
 from __future__ import annotations
 
-import functools
-from dataclasses import dataclass
 from typing import Any
 
-from minitorch_accel.ops.conv_kernels import IntPair, hashable, pair, window
-from minitorch_accel.ops.layout import (
-    Array,
-    buffer_cache,
-    empty_with_layout,
-    padded,
-    physical_order,
-)
-
-
-@dataclass(frozen=True)
-class PoolGeometry:
-    """Shapes and hyper-parameters of one 2-D pooling, validated."""
-
-    x_shape: tuple[int, int, int, int]
-    kernel: tuple[int, int]
-    stride: tuple[int, int]
-    padding: tuple[int, int]
-
-    @functools.cached_property
-    def out_hw(self) -> tuple[int, int]:
-        """Output height and width (floor mode, as PyTorch's default)."""
-        h, w = self.x_shape[2:]
-        return tuple(  # type: ignore[return-value]
-            (size + 2 * p - k) // s + 1
-            for size, k, s, p in zip((h, w), self.kernel, self.stride, self.padding, strict=True)
-        )
-
-    @functools.cached_property
-    def y_shape(self) -> tuple[int, int, int, int]:
-        """Output shape (N, C, OH, OW)."""
-        return (*self.x_shape[:2], *self.out_hw)
-
-    @functools.cached_property
-    def tiles(self) -> bool:
-        """True when windows neither overlap nor leave gaps nor touch padding."""
-        return self.stride == self.kernel and self.padding == (0, 0)
-
-
-def pool_geometry(
-    name: str,
-    x_shape: tuple[int, ...],
-    kernel_size: IntPair,
-    stride: IntPair | None,
-    padding: IntPair,
-) -> PoolGeometry:
-    """Validate a pooling call and return its :class:`PoolGeometry`.
-
-    ``stride`` defaults to ``kernel_size``. Raises ValueError for non-4-D input, kernel
-    or stride <= 0, padding < 0 or more than half the kernel, or a kernel larger than
-    the padded input.
-    """
-    return _pool_geometry(
-        name, tuple(x_shape), hashable(kernel_size), hashable(stride), hashable(padding)
-    )
-
-
-@functools.lru_cache(maxsize=256)
-def _pool_geometry(
-    name: str,
-    x_shape: tuple[int, ...],
-    kernel_size: IntPair,
-    stride: IntPair | None,
-    padding: IntPair,
-) -> PoolGeometry:
-    k = pair(kernel_size, "kernel_size")
-    s = k if stride is None else pair(stride, "stride")
-    p = pair(padding, "padding")
-    where = f"{name}: input {tuple(x_shape)}, kernel_size {k}, stride {s}, padding {p}"
-    if len(x_shape) != 4:
-        raise ValueError(f"{where}: input must be 4-D (N, C, H, W)")
-    if min(k) <= 0 or min(s) <= 0:
-        raise ValueError(f"{where}: kernel_size and stride must be positive")
-    if min(p) < 0 or p[0] > k[0] // 2 or p[1] > k[1] // 2:
-        raise ValueError(f"{where}: padding must be >= 0 and at most half the kernel size")
-    if any(kk > size + 2 * pp for kk, size, pp in zip(k, x_shape[2:], p, strict=True)):
-        raise ValueError(f"{where}: kernel is larger than the padded input")
-    return PoolGeometry(tuple(x_shape), k, s, p)  # type: ignore[arg-type]
+from .image_geometry import IntPair, PoolGeometry, pool_geometry, window
+from .layout import Array, empty_with_layout, padded, physical_order
 
 
 def _offsets(geo: PoolGeometry) -> list[tuple[int, int]]:
@@ -335,47 +259,10 @@ def avg_pool2d_backward(
     return _interior(canvas, geo)
 
 
-def _adaptive_matrix(xp: Any, size: int, out: int, dtype: Any) -> Array:
-    """(out, size) matrix averaging PyTorch's adaptive bins [floor(i*size/out), ceil(...))."""
-    i = xp.arange(out)[:, None]
-    start, stop = (i * size) // out, -((-(i + 1) * size) // out)
-    pos = xp.arange(size)[None, :]
-    return (((pos >= start) & (pos < stop)) / (stop - start)).astype(dtype)
-
-
-def adaptive_avg_pool2d_forward(xp: Any, x: Array, output_size: IntPair) -> Array:
-    """Adaptive average pooling to ``output_size`` (any size; bins as PyTorch's).
-
-    Separable: ``y = A_h @ x @ A_w.T`` with (OH, H) and (OW, W) averaging matrices.
-    """
-    oh, ow = pair(output_size, "output_size")
-    if x.ndim != 4 or min(oh, ow) <= 0:
-        raise ValueError(
-            f"adaptive_avg_pool2d: input {tuple(x.shape)} must be 4-D and "
-            f"output_size {(oh, ow)} positive"
-        )
-    a_h = _adaptive_matrix(xp, x.shape[2], oh, x.dtype)
-    a_w = _adaptive_matrix(xp, x.shape[3], ow, x.dtype)
-    return xp.matmul(a_h, xp.matmul(x, a_w.T))
-
-
-def adaptive_avg_pool2d_backward(xp: Any, grad_y: Array, x_shape: tuple[int, ...]) -> Array:
-    """Gradient of :func:`adaptive_avg_pool2d_forward`: ``A_h.T @ grad_y @ A_w``."""
-    _, _, oh, ow = grad_y.shape
-    a_h = _adaptive_matrix(xp, x_shape[2], oh, grad_y.dtype)
-    a_w = _adaptive_matrix(xp, x_shape[3], ow, grad_y.dtype)
-    return xp.matmul(a_h.T, xp.matmul(grad_y, a_w))
-
-
 __all__ = [
-    "PoolGeometry",
-    "adaptive_avg_pool2d_backward",
-    "adaptive_avg_pool2d_forward",
     "avg_pool2d_backward",
     "avg_pool2d_forward",
-    "buffer_cache",
     "max_pool2d_backward",
     "max_pool2d_forward",
     "max_pool2d_pick",
-    "pool_geometry",
 ]

@@ -1,7 +1,11 @@
-"""Convolution on raw arrays: im2col, one GEMM per group, and the gradients.
+"""The fast convolution kernels on raw arrays: im2col, one GEMM per group, and the
+gradients, laid out for speed.
 
-Every function takes the array module ``xp`` (``numpy`` or ``cupy``) first; the
-autograd Functions in :mod:`minitorch_accel.ops.conv` call them.
+Every function takes the array module ``xp`` (``numpy`` or ``cupy``) first. The
+backends' fast paths for the autograd Functions of :mod:`minitorch_accel.ops.conv`
+call them (:mod:`~minitorch_accel.backends.numpy.fast_conv`,
+:mod:`~minitorch_accel.backends.cupy.fast_conv`); the reference implementation, one
+plain layout and no caches, is in :mod:`minitorch_accel.ops.conv` itself.
 
 Convolution is a matrix multiply: ``im2col`` copies every receptive field of the input
 (a strided *view*, copied once, no Python loop over pixels) into one row of ``cols``, so
@@ -18,21 +22,20 @@ Memory layout, the part that makes it fast on a CPU:
   one image row at a time, and carries a row of ones so the GEMM also adds the bias.
 * ``grad_input``: one small GEMM per kernel offset, added into the strided slice of
   the input gradient that offset read (col2im); never ``np.add.at``.
-* Big temporaries come from :data:`~minitorch_accel.ops.layout.buffer_cache`: fresh
-  pages cost page faults. The layout helpers live in :mod:`~minitorch_accel.ops.layout`
-  (and are importable from here as well).
+* Big temporaries come from :data:`~minitorch_accel.backends.layout.buffer_cache`:
+  fresh pages cost page faults. The layout helpers live in
+  :mod:`~minitorch_accel.backends.layout`.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy
 
-from .gemm import gemm
+from .image_geometry import ConvGeometry, IntPair, conv_geometry, window
 from .layout import NCHW as NCHW
 from .layout import NHWC as NHWC
 from .layout import Array as Array
@@ -43,154 +46,27 @@ from .layout import empty_with_layout as empty_with_layout
 from .layout import padded as padded
 from .layout import physical_order as physical_order
 
-IntPair = int | tuple[int, int]
-"""An int used for both spatial dimensions, or an (height, width) pair."""
-
-_CHANNELS_LAST_MIN = 8  # channels per group from which channels-last cols copy faster
-
-
-def pair(value: IntPair, name: str) -> tuple[int, int]:
-    """Return ``value`` as an (height, width) pair of ints; ``name`` is used in errors."""
-    if isinstance(value, int):
-        return (value, value)
-    if len(value) != 2:
-        raise ValueError(f"{name} must be an int or a pair of ints, got {value!r}")
-    return (int(value[0]), int(value[1]))
+#: A faster GEMM per array module other than NumPy (``id(xp)`` -> ``gemm(a, b, out)``,
+#: which returns None where it does not apply); the CuPy backend adds its cuBLAS call.
+FAST_GEMM: dict[int, Callable[..., Any]] = {}
 
 
-def window(x: Array, i: int, j: int, stride: tuple[int, int], out_hw: tuple[int, int]) -> Array:
-    """The view ``x[:, :, i::sh, j::sw]`` cut to ``out_hw``: offset (i, j) of every window."""
-    (sh, sw), (oh, ow) = stride, out_hw
-    return x[:, :, i : i + sh * (oh - 1) + 1 : sh, j : j + sw * (ow - 1) + 1 : sw]
-
-
-@dataclass(frozen=True)
-class ConvGeometry:
-    """Shapes and hyper-parameters of one 2-D convolution, validated."""
-
-    x_shape: tuple[int, int, int, int]
-    w_shape: tuple[int, int, int, int]
-    stride: tuple[int, int]
-    padding: tuple[int, int]
-    dilation: tuple[int, int]
-    groups: int
-    #: K ordered (c, kh, kw), the weight's own memory order, instead of (kh, kw, c):
-    #: the GPU's im2col kernel writes either, and this order needs no weight reordering
-    #: (the CPU's strided im2col copies whole channel runs, so it keeps (kh, kw, c)).
-    channel_major_k: bool = False
-
-    @functools.cached_property
-    def out_hw(self) -> tuple[int, int]:
-        """Output height and width."""
-        (_, _, h, w), (_, _, kh, kw) = self.x_shape, self.w_shape
-        (sh, sw), (ph, pw), (dh, dw) = self.stride, self.padding, self.dilation
-        return (
-            (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1,
-            (w + 2 * pw - dw * (kw - 1) - 1) // sw + 1,
-        )
-
-    @functools.cached_property
-    def rows(self) -> int:
-        """GEMM rows M = N * OH * OW."""
-        oh, ow = self.out_hw
-        return self.x_shape[0] * oh * ow
-
-    @property
-    def channels_last(self) -> bool:  # not cached: tests change the threshold
-        """Whether ``cols`` is (M, K) channels-last rather than (K, M) kernel-major."""
-        return self.w_shape[1] >= _CHANNELS_LAST_MIN
-
-    @functools.cached_property
-    def y_shape(self) -> tuple[int, int, int, int]:
-        """Output shape (N, O, OH, OW)."""
-        return (self.x_shape[0], self.w_shape[0], *self.out_hw)
-
-
-def conv_geometry(
-    x_shape: tuple[int, ...],
-    w_shape: tuple[int, ...],
-    stride: IntPair,
-    padding: IntPair,
-    dilation: IntPair,
-    groups: int,
-    channel_major_k: bool = False,
-) -> ConvGeometry:
-    """Validate a conv2d call and return its :class:`ConvGeometry`.
-
-    Raises
-    ------
-    ValueError
-        Non-4-D input or weight, channel mismatch, groups not dividing the channels,
-        stride or dilation <= 0, negative padding, or a kernel larger than the padded
-        input; the message names the shapes.
-
-    Notes
-    -----
-    The result is cached by its arguments: a training step asks for the same few
-    geometries over and over (forward, three gradients, every step).
+def gemm(xp: Any, a: Array, b: Array, out: Array | None = None) -> Array:
+    """``a @ b`` (into ``out`` if given); float16 on the CPU accumulated in float32 (NumPy
+    has no float16 BLAS), and through :data:`FAST_GEMM` where the array module has one.
     """
-    return _conv_geometry(
-        tuple(x_shape),
-        tuple(w_shape),
-        hashable(stride),
-        hashable(padding),
-        hashable(dilation),
-        groups,
-        channel_major_k,
-    )
-
-
-def hashable(value: Any) -> Any:
-    """``value`` with lists made tuples, so that it can key a cache."""
-    return tuple(value) if isinstance(value, list) else value
-
-
-@functools.lru_cache(maxsize=256)
-def _conv_geometry(
-    x_shape: tuple[int, ...],
-    w_shape: tuple[int, ...],
-    stride: IntPair,
-    padding: IntPair,
-    dilation: IntPair,
-    groups: int,
-    channel_major_k: bool,
-) -> ConvGeometry:
-    where = f"conv2d: input {tuple(x_shape)}, weight {tuple(w_shape)}"
-    if len(x_shape) != 4 or len(w_shape) != 4:
-        raise ValueError(f"{where}: input and weight must be 4-D (N, C, H, W), (O, C/g, KH, KW)")
-    s, p, d = pair(stride, "stride"), pair(padding, "padding"), pair(dilation, "dilation")
-    if min(s) <= 0 or min(d) <= 0:
-        raise ValueError(f"{where}: stride {s} and dilation {d} must be positive")
-    if min(p) < 0:
-        raise ValueError(f"{where}: padding {p} must not be negative")
-    if groups <= 0 or x_shape[1] % groups or w_shape[0] % groups:
-        raise ValueError(
-            f"{where}: groups={groups} must divide in_channels {x_shape[1]} "
-            f"and out_channels {w_shape[0]}"
-        )
-    if x_shape[1] != w_shape[1] * groups:
-        raise ValueError(
-            f"{where}: input has {x_shape[1]} channels, the weight expects "
-            f"{w_shape[1]} x groups={groups} = {w_shape[1] * groups}"
-        )
-    geo = ConvGeometry(
-        tuple(x_shape),  # type: ignore[arg-type]
-        tuple(w_shape),  # type: ignore[arg-type]
-        s,
-        p,
-        d,
-        groups,
-        channel_major_k,
-    )
-    for axis in (0, 1):
-        padded_size = x_shape[2 + axis] + 2 * p[axis]
-        reach = d[axis] * (w_shape[2 + axis] - 1) + 1
-        if reach > padded_size:
-            raise ValueError(
-                f"{where}: kernel reach {reach} (dilation {d}) is larger than "
-                f"the padded input size {padded_size}"
-            )
-    return geo
+    if xp is numpy and a.dtype == numpy.float16:
+        result = numpy.matmul(a.astype(numpy.float32), b.astype(numpy.float32))
+        if out is None:
+            return result.astype(numpy.float16)
+        out[...] = result
+        return out
+    fast = FAST_GEMM.get(id(xp))
+    if fast is not None:
+        found = fast(a, b, out)
+        if found is not None:
+            return found
+    return xp.matmul(a, b) if out is None else xp.matmul(a, b, out=out)
 
 
 @dataclass(frozen=True)

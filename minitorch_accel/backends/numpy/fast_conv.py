@@ -1,0 +1,238 @@
+"""The NumPy backend's fast paths for convolution and pooling.
+
+Registered under the names of the Functions of :mod:`minitorch_accel.ops.conv` and
+:mod:`minitorch_accel.ops.pool`, they replace the reference forwards with the kernels of
+:mod:`~minitorch_accel.backends.conv_kernels` and
+:mod:`~minitorch_accel.backends.pool_kernels`: channels-last im2col matrices and outputs,
+large buffers reused from step to step, the bias added inside the GEMM. When more than
+one thread is in use (:func:`minitorch_accel.set_num_threads`) the batch is split over
+the CPU's thread pool: each thread runs the same kernel on its own images, writing into
+its part of one output buffer. Every output element is then computed by the same
+operations in the same order, except inside a GEMM (each chunk multiplies its own rows,
+and BLAS may pick another kernel for a smaller matrix).
+
+Each fast forward sets on the Function the attributes its (shared) backward reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .. import conv_kernels as ck
+from .. import pool_kernels as pk
+from ..fast_paths import register_fast
+from ..image_geometry import ConvGeometry, IntPair, PoolGeometry, conv_geometry
+from ..layout import Array, buffer_cache, empty_with_layout, physical_order
+from .threads import get_num_threads, parallel_for
+
+# ------------------------------------------------------------------ threaded kernels
+
+
+def threaded_max_pool2d_forward(x: Array, geometry: PoolGeometry) -> Array:
+    """Max pooling, the batch split over threads."""
+    pool = {"kernel_size": geometry.kernel, "stride": geometry.stride, "padding": geometry.padding}
+    y = empty_with_layout(np, geometry.y_shape, x.dtype, physical_order(x))
+    parallel_for(x.shape[0], lambda s, e: pk.max_pool2d_forward(np, x[s:e], **pool, out=y[s:e]))
+    return y
+
+
+def threaded_max_pool2d_backward(
+    grad_y: Array, x: Array, y: Array, geometry: PoolGeometry
+) -> Array:
+    """Gradient of max pooling, the batch split over threads (padding 0; else the
+    single-threaded kernel runs).
+    """
+    pool = {"kernel_size": geometry.kernel, "stride": geometry.stride, "padding": geometry.padding}
+    if geometry.padding != (0, 0) or tuple(grad_y.shape) != geometry.y_shape:
+        return pk.max_pool2d_backward(np, grad_y, x, y, **pool)
+    grad_x = empty_with_layout(np, x.shape, grad_y.dtype, physical_order(x))
+
+    def chunk(s: int, e: int) -> None:
+        pk.max_pool2d_backward(np, grad_y[s:e], x[s:e], y[s:e], **pool, out=grad_x[s:e])
+
+    parallel_for(x.shape[0], chunk)
+    return grad_x
+
+
+def _part(geo: ConvGeometry, images: int) -> ConvGeometry:
+    """The geometry of the same convolution over ``images`` images."""
+    return conv_geometry(
+        (images, *geo.x_shape[1:]), geo.w_shape, geo.stride, geo.padding, geo.dilation, geo.groups
+    )
+
+
+def threaded_conv2d_forward(
+    x: Array,
+    w: Array,
+    b: Array | None,
+    stride: IntPair = 1,
+    padding: IntPair = 0,
+    dilation: IntPair = 1,
+    groups: int = 1,
+) -> tuple[Array, ck.Cols]:
+    """:func:`~minitorch_accel.backends.conv_kernels.conv2d_forward`, each thread doing
+    im2col and the GEMM (and bias) for its own images: their cols rows are still in
+    cache for the GEMM.
+    """
+    geo = conv_geometry(x.shape, w.shape, stride, padding, dilation, groups)
+    bad_bias = b is not None and (b.dtype != x.dtype or tuple(b.shape) != (w.shape[0],))
+    if x.dtype != w.dtype or bad_bias or x.shape[0] < 2:  # the one-thread kernel raises or runs
+        return ck.conv2d_forward(np, x, w, b, stride, padding, dilation, groups)
+    o, og, (oh, ow) = w.shape[0], w.shape[0] // groups, geo.out_hw
+    w_mat = ck.weight_matrix(np, w, groups)
+    bias_in_gemm = b is not None and not geo.channels_last
+    if b is not None and bias_in_gemm:
+        w_mat = np.concatenate([w_mat, b.reshape(groups, og, 1)], axis=2)
+    k = w_mat.shape[2]
+    shape = (groups, geo.rows, k) if geo.channels_last else (groups, k, geo.rows)
+    cols = buffer_cache.empty(np, shape, x.dtype)
+    y_rows = buffer_cache.empty(np, (geo.rows, o), x.dtype)
+
+    def chunk(s: int, e: int) -> None:
+        rows = slice(s * oh * ow, e * oh * ow)
+        part = cols[:, rows] if geo.channels_last else cols[:, :, rows]
+        ck.im2col(np, x[s:e], _part(geo, e - s), ones_row=bias_in_gemm, out=part)
+        for gi in range(groups):
+            a = part[gi] if geo.channels_last else part[gi].T
+            ck.gemm(np, a, w_mat[gi].T, out=y_rows[rows, gi * og : (gi + 1) * og])
+        if b is not None and not bias_in_gemm:
+            y_rows[rows] += b
+
+    parallel_for(x.shape[0], chunk)
+    return y_rows.reshape(x.shape[0], oh, ow, o).transpose(0, 3, 1, 2), ck.Cols(cols, geo)
+
+
+def threaded_conv2d_grad_input(grad_y: Array, w: Array, geo: ConvGeometry) -> Array:
+    """:func:`~minitorch_accel.backends.conv_kernels.conv2d_grad_input` with col2im split
+    over the batch.
+    """
+    geo = _part(geo, geo.x_shape[0])  # cols in the CPU's (kh, kw, c) order
+    n, c, h, wd = geo.x_shape
+    o, cg, kh, kw = geo.w_shape
+    (ph, pw), og = geo.padding, o // geo.groups
+    if tuple(grad_y.shape) != geo.y_shape or n < 2:  # the one-thread kernel raises or runs
+        conv = {"stride": geo.stride, "padding": geo.padding, "dilation": geo.dilation}
+        return ck.conv2d_grad_input(np, grad_y, w, geo.x_shape, **conv, groups=geo.groups)
+    w5 = ck.weight_matrix(np, w, geo.groups).reshape(geo.groups, og, kh, kw, cg)
+    order = ck.NHWC if geo.channels_last else (1, 0, 2, 3)
+    gx = empty_with_layout(np, (n, c, h + 2 * ph, wd + 2 * pw), grad_y.dtype, order)
+
+    def chunk(s: int, e: int) -> None:
+        part = _part(geo, e - s)
+        ck.col2im(np, ck.grad_rows(np, grad_y[s:e], part), w5, part, gx[s:e])
+
+    parallel_for(n, chunk)
+    return gx[:, :, ph : ph + h, pw : pw + wd]
+
+
+# ------------------------------------------------------------------ fast forwards
+
+
+def conv2d(
+    fn: Any, x: Array, w: Array, b: Array | None, *, keep_cols: bool = False, **conv: Any
+) -> Array:
+    """Fast forward of :class:`~minitorch_accel.ops.conv.Conv2d`; keeps the im2col
+    matrix (``fn.cols``) for the weight gradient.
+    """
+    if get_num_threads() > 1:
+        y, cols = threaded_conv2d_forward(x, w, b, **conv)
+    else:
+        y, cols = ck.conv2d_forward(np, x, w, b, **conv)
+    fn.conv, fn.cols = conv, cols if keep_cols else None
+    return y
+
+
+def conv2d_grad_input(
+    fn: Any, grad_y: Array, w: Array, *, x_shape: tuple[int, ...], **conv: Any
+) -> Array:
+    """Fast forward of :class:`~minitorch_accel.ops.conv.Conv2dGradInput` (col2im by
+    strided slices, channels-last).
+    """
+    fn.conv = conv
+    if get_num_threads() > 1 and grad_y.dtype == w.dtype:
+        return threaded_conv2d_grad_input(grad_y, w, conv_geometry(x_shape, w.shape, **conv))
+    return ck.conv2d_grad_input(np, grad_y, w, x_shape, **conv)
+
+
+def conv2d_grad_weight(
+    fn: Any, grad_y: Array, x: Array, *, w_shape: tuple[int, ...], cols: Any = None, **conv: Any
+) -> Array:
+    """Fast forward of :class:`~minitorch_accel.ops.conv.Conv2dGradWeight`: reuses the
+    forward's im2col matrix when the fast forward kept one.
+    """
+    fn.conv = conv
+    return ck.conv2d_grad_weight(
+        np, grad_y, cols if isinstance(cols, ck.Cols) else x, w_shape, **conv
+    )
+
+
+def conv2d_grad_bias(fn: Any, grad_y: Array) -> Array:
+    """Fast forward of :class:`~minitorch_accel.ops.conv.Conv2dGradBias`."""
+    fn.grad_y_shape = grad_y.shape
+    return ck.conv2d_grad_bias(np, grad_y)
+
+
+def _args(geo: PoolGeometry) -> tuple[Any, Any, Any]:
+    """The pooling kernels' (kernel_size, stride, padding) arguments."""
+    return geo.kernel, geo.stride, geo.padding
+
+
+def max_pool2d(fn: Any, x: Array, *, geo: PoolGeometry) -> Array:
+    """Fast forward of :class:`~minitorch_accel.ops.pool.MaxPool2d` (in ``x``'s layout)."""
+    fn.geo = geo
+    if get_num_threads() > 1:
+        fn.y = threaded_max_pool2d_forward(x, geo)
+    else:
+        fn.y = pk.max_pool2d_forward(np, x, *_args(geo))
+    return fn.y
+
+
+def max_pool2d_backward(fn: Any, grad_y: Array, x: Array, *, y: Array, geo: PoolGeometry) -> Array:
+    """Fast forward of :class:`~minitorch_accel.ops.pool.MaxPool2dBackward`."""
+    fn.geo, fn.y = geo, y
+    if get_num_threads() > 1 and grad_y.dtype == x.dtype == y.dtype:
+        return threaded_max_pool2d_backward(grad_y, x, y, geo)
+    return pk.max_pool2d_backward(np, grad_y, x, y, *_args(geo))
+
+
+def max_pool2d_pick(fn: Any, v: Array, x: Array, *, y: Array, geo: PoolGeometry) -> Array:
+    """Fast forward of :class:`~minitorch_accel.ops.pool.MaxPool2dPick`."""
+    fn.geo, fn.y = geo, y
+    return pk.max_pool2d_pick(np, v, x, y, *_args(geo))
+
+
+def avg_pool2d(fn: Any, x: Array, *, geo: PoolGeometry, count_include_pad: bool) -> Array:
+    """Fast forward of :class:`~minitorch_accel.ops.pool.AvgPool2d`."""
+    fn.geo, fn.count_include_pad = geo, count_include_pad
+    return pk.avg_pool2d_forward(np, x, *_args(geo), count_include_pad)
+
+
+def avg_pool2d_backward(
+    fn: Any, grad_y: Array, *, geo: PoolGeometry, count_include_pad: bool
+) -> Array:
+    """Fast forward of :class:`~minitorch_accel.ops.pool.AvgPool2dBackward`."""
+    fn.geo, fn.count_include_pad = geo, count_include_pad
+    return pk.avg_pool2d_backward(np, grad_y, geo.x_shape, *_args(geo), count_include_pad)
+
+
+#: Function name -> fast forward, as registered for ``"cpu"``.
+FAST_FORWARDS: dict[str, Callable[..., Any]] = {
+    "Conv2d": conv2d,
+    "Conv2dGradInput": conv2d_grad_input,
+    "Conv2dGradWeight": conv2d_grad_weight,
+    "Conv2dGradBias": conv2d_grad_bias,
+    "MaxPool2d": max_pool2d,
+    "MaxPool2dBackward": max_pool2d_backward,
+    "MaxPool2dPick": max_pool2d_pick,
+    "AvgPool2d": avg_pool2d,
+    "AvgPool2dBackward": avg_pool2d_backward,
+}
+
+
+def register_fast_conv(backend: str = "cpu") -> None:
+    """Register the convolution and pooling fast paths for ``backend``."""
+    for name, fast in FAST_FORWARDS.items():
+        register_fast(backend, name, fast)
