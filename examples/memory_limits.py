@@ -28,6 +28,7 @@ Run: ``python examples/memory_limits.py [--limit-mib 48] [--png memory.png]``
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 import tempfile
@@ -91,6 +92,10 @@ class Lab:
 
     def try_batch(self, size: int, how: str = "plain", repeat: int = 1) -> dict[str, Any]:
         """Peak memory and median step time of ``size``, or ``fits=False``."""
+        # An earlier attempt's out-of-memory error left its traceback's frames, and the
+        # tensors they hold, in reference cycles: free them now, not whenever the
+        # garbage collector next runs, so every attempt starts from the same memory.
+        gc.collect()
         try:
             x, y = self.batch(size)
             self.step(x, y, how)  # the first step creates Adam's state
