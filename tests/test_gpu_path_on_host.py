@@ -18,7 +18,8 @@ from support.host_kernels import CXX, HostFastPaths, host_fast_paths
 
 import minitorch_accel as mta
 from minitorch_accel import nn, optim
-from minitorch_accel.backends import registry
+from minitorch_accel.backends import fast_paths, registry
+from minitorch_accel.backends.cupy.fast_nn import register_fast_nn as register_cuda_fast_nn
 from minitorch_accel.backends.numpy.backend import NumpyBackend
 from minitorch_accel.nn.models import LeNet
 
@@ -41,8 +42,10 @@ def host_kernels(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         pytest.skip("needs a C++ compiler (g++)")
     HostKernelBackend.paths = host_fast_paths(tmp_path_factory.mktemp("step"))
     registry.register("hostkernels", HostKernelBackend)
+    register_cuda_fast_nn("hostkernels")  # the CUDA backend's fast forwards, on these kernels
     yield "hostkernels"
     registry.unregister("hostkernels")
+    fast_paths.table("hostkernels").clear()
 
 
 def train(device: str, steps: int, labels: np.ndarray) -> tuple[list[float], list[np.ndarray]]:
