@@ -6,7 +6,8 @@ so that it can itself be differentiated (``create_graph=True``)::
 
     dx = dy @ weight        dweight = dy_rows.T @ x_rows        dbias = dy_rows.sum(0)
 
-where ``*_rows`` flattens the leading dims into one.
+where ``*_rows`` flattens the leading dims into one; the weight's gradient is its own
+node, :class:`LinearGradWeight`.
 """
 
 from __future__ import annotations
@@ -41,11 +42,25 @@ class Linear(Function):
     def backward(self, grad_output: Tensor) -> tuple[Tensor | None, ...]:
         x, weight, _ = self.inputs
         need_x, need_w, need_b = self.needs_input_grad
-        rows = grad_output.reshape(-1, grad_output.shape[-1])
         grad_x = grad_output @ weight if need_x else None
-        grad_w = rows.T @ x.reshape(-1, x.shape[-1]) if need_w else None
-        grad_b = rows.sum(0) if need_b else None
+        grad_w = LinearGradWeight.apply(grad_output, x) if need_w else None
+        grad_b = grad_output.sum(tuple(range(grad_output.ndim - 1))) if need_b else None
         return grad_x, grad_w, grad_b
 
 
-__all__ = ["Linear"]
+class LinearGradWeight(Function):
+    """The weight's gradient ``dy_rows.T @ x_rows`` (leading dims flattened into rows)
+    as one node: one matrix product, no reshapes recorded.
+    """
+
+    fresh_grads = True
+
+    def forward(self, grad: Any, x: Any) -> Any:
+        return gemm(self.xp, grad.reshape(-1, grad.shape[-1]).T, x.reshape(-1, x.shape[-1]))
+
+    def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        grad, x = self.inputs
+        return x @ gg.T, grad @ gg
+
+
+__all__ = ["Linear", "LinearGradWeight"]

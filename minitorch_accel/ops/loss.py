@@ -74,7 +74,7 @@ def _check_labels(name: str, labels: Any, classes: int, ignore_index: int) -> tu
 
 
 class CrossEntropy(Function):
-    """Cross-entropy of logits (rows, C) against class indices (rows,).
+    """Cross-entropy of logits ``x`` (rows, C) against class indices ``y`` (rows,).
 
     ``loss_i = -(1 - s) * log p[i, y_i] - (s / C) * sum_c log p[i, c]`` with
     ``p = softmax(x_i)`` and label smoothing ``s``; rows whose label is
@@ -84,25 +84,17 @@ class CrossEntropy(Function):
     """
 
     def forward(
-        self,
-        logits: Any,
-        labels: Any,
-        *,
-        smoothing: float,
-        ignore_index: int,
-        reduction: str,
-        check: _LabelCheck,
+        self, x: Any, y: Any, *, smoothing: float, ignore_index: int, reduction: str, check: Any
     ) -> Any:
         check()
-        xp, logits = self.xp, logits.astype(np.float32) if logits.itemsize < 4 else logits
-        valid = labels != ignore_index
-        top = logits.max(axis=1, keepdims=True)
-        log_norm = xp.log(xp.exp(logits - top).sum(axis=1, keepdims=True))
-        log_probs = (logits - top) - log_norm
-        self.lse = (top + log_norm).reshape(-1)  # each row's log-sum-exp
-        loss = -(1.0 - smoothing) * log_probs[xp.arange(len(labels)), xp.where(valid, labels, 0)]
+        xp, x = self.xp, x.astype(np.float32) if x.itemsize < 4 else x  # float16: float32 sums
+        top = x.max(axis=1, keepdims=True)
+        log_norm = xp.log(xp.exp(x - top).sum(axis=1, keepdims=True))
+        log_probs, self.lse = (x - top) - log_norm, (top + log_norm).reshape(-1)
+        valid = y != ignore_index
+        loss = -(1.0 - smoothing) * log_probs[xp.arange(len(y)), xp.where(valid, y, 0)]
         if smoothing:
-            loss -= (smoothing / logits.shape[1]) * log_probs.sum(axis=1)
+            loss -= (smoothing / x.shape[1]) * log_probs.sum(axis=1)
         loss *= valid
         count = int(valid.sum())  # rows counted (the mean's divisor)
         self.scale = {"none": None, "sum": 1.0}.get(reduction, 1 / count if count else np.nan)

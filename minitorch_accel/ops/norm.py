@@ -26,59 +26,47 @@ from ..core.tensor import Tensor
 
 
 class BatchNorm(Function):
-    """``y = weight * x_hat + bias`` per channel (``weight``/``bias`` may be None).
+    """``y = w * x_hat + b`` per channel (the weight ``w`` and bias ``b`` may be None).
 
-    With ``batch_stats`` the batch's mean and biased variance normalize, and the running
-    statistics (when given) are updated in place; otherwise the running ones are used.
+    With ``batch`` the batch's mean and biased variance normalize, and the running
+    statistics ``running = (mean, var)`` (when given) are updated in place; otherwise
+    the running ones are used.
     """
 
     def forward(
-        self,
-        x: Any,
-        weight: Any,
-        bias: Any,
-        *,
-        running_mean: Any,
-        running_var: Any,
-        batch_stats: bool,
-        momentum: float,
-        eps: float,
+        self, x: Any, w: Any, b: Any, *, running: Any, batch: bool, momentum: float, eps: float
     ) -> Any:
         axes, shape = (0, *range(2, x.ndim)), (1, x.shape[1]) + (1,) * (x.ndim - 2)
-        compute = np.float32 if x.dtype.itemsize < 4 else x.dtype  # float16: stats in float32
-        xc = x.astype(compute, copy=False)
-        if batch_stats:
+        xc = x.astype(np.float32) if x.dtype.itemsize < 4 else x  # float16: stats in float32
+        if batch:
             mean, var = xc.mean(axis=axes), xc.var(axis=axes)
-            if running_mean is not None:
+            if running is not None:  # running = (1 - momentum) * running + momentum * batch
                 count = x.size // x.shape[1]
-                running_mean *= 1.0 - momentum
-                running_mean += momentum * mean
-                running_var *= 1.0 - momentum
-                running_var += (momentum * count / max(count - 1, 1)) * var
+                running[0][...] = (1.0 - momentum) * running[0] + momentum * mean
+                unbiased = var * (count / max(count - 1, 1))
+                running[1][...] = (1.0 - momentum) * running[1] + momentum * unbiased
         else:
-            mean, var = running_mean.astype(compute), running_var.astype(compute)
+            mean, var = running[0].astype(xc.dtype), running[1].astype(xc.dtype)
         invstd = 1.0 / self.xp.sqrt(var + eps)
-        self.mean, self.invstd, self.batch_stats, self.eps = mean, invstd, batch_stats, eps
+        self.mean, self.invstd, self.batch, self.eps = mean, invstd, batch, eps
         out = (xc - mean.reshape(shape)) * invstd.reshape(shape)
-        if weight is not None:
-            out = out * weight.reshape(shape)
-        if bias is not None:
-            out = out + bias.reshape(shape)
+        out = out if w is None else out * w.reshape(shape)
+        out = out if b is None else out + b.reshape(shape)
         return out.astype(x.dtype, copy=False)
 
     def backward(self, grad_output: Tensor) -> tuple[Tensor | None, ...]:
-        x, weight, _ = self.inputs
+        x, w, _ = self.inputs
         axes, shape = (0, *range(2, x.ndim)), (1, x.shape[1]) + (1,) * (x.ndim - 2)
-        if self.batch_stats:  # x_hat as a function of x: the statistics depend on x too
+        if self.batch:  # x_hat as a function of x: the statistics depend on x too
             centered = x - x.mean(axes, keepdim=True)
             invstd = ((centered * centered).mean(axes, keepdim=True) + self.eps) ** -0.5
         else:
             centered = x - Tensor._make(self.mean.reshape(shape), self.device, False, None)
             invstd = Tensor._make(self.invstd.reshape(shape), self.device, False, None)
         x_hat = centered * invstd
-        scale = invstd if weight is None else invstd * weight.reshape(shape)
+        scale = invstd if w is None else invstd * w.reshape(shape)
         grad_x = None
-        if self.needs_input_grad[0] and self.batch_stats:
+        if self.needs_input_grad[0] and self.batch:
             mean_g = grad_output.mean(axes, keepdim=True)
             mean_gx = (grad_output * x_hat).mean(axes, keepdim=True)
             grad_x = (grad_output - mean_g - x_hat * mean_gx) * scale
@@ -162,9 +150,10 @@ def batch_norm(
         input,
         weight,
         bias,
-        running_mean=None if running_mean is None else running_mean.array,
-        running_var=None if running_var is None else running_var.array,
-        batch_stats=batch_stats,
+        running=None
+        if running_mean is None or running_var is None
+        else (running_mean.array, running_var.array),
+        batch=batch_stats,
         momentum=float(momentum),
         eps=float(eps),
     )

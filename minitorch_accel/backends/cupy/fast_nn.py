@@ -38,8 +38,8 @@ def relu_grad(fn: Any, grad: Any, y: Any) -> Any:
 
 def cross_entropy(
     fn: Any,
-    logits: Any,
-    labels: Any,
+    x: Any,
+    y: Any,
     *,
     smoothing: float,
     ignore_index: int,
@@ -49,18 +49,18 @@ def cross_entropy(
     """Fast forward of ``CrossEntropy``: the fused kernels, the label check deferred."""
     if smoothing:
         return fn.forward(
-            logits,
-            labels,
+            x,
+            y,
             smoothing=smoothing,
             ignore_index=ignore_index,
             reduction=reduction,
             check=check,
         )
-    if logits.dtype.itemsize < 4:  # float16 logits: softmax in float32
-        logits = logits.astype("float32")
+    if x.dtype.itemsize < 4:  # float16 logits: softmax in float32
+        x = x.astype("float32")
     backend = fn.device.backend
     fused = backend.kernel("cross_entropy_forward")
-    loss, fn.lse, fn.scale, check.counts = fused(logits, labels, ignore_index, reduction)
+    loss, fn.lse, fn.scale, check.counts = fused(x, y, ignore_index, reduction)
     fn.smoothing, fn.ignore_index, fn.check = smoothing, ignore_index, check
     backend.defer_check(check)
     return loss

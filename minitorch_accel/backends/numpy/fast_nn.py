@@ -100,12 +100,11 @@ def _like(xp: Any, a: Array, dtype: Any) -> Array:
 def batch_norm_forward(
     fn: Any,
     x: Array,
-    weight: Array,
-    bias: Array,
+    w: Array,
+    b: Array,
     *,
-    running_mean: Array,
-    running_var: Array,
-    batch_stats: bool,
+    running: Any,
+    batch: bool,
     momentum: float,
     eps: float,
 ) -> Array:
@@ -118,30 +117,31 @@ def batch_norm_forward(
     compute = np.float32 if x.dtype.itemsize < 4 else x.dtype  # float16: stats in float32
     x = x.astype(compute, copy=False)
     x_hat = _like(xp, x, compute)
-    if batch_stats:
+    if batch:
         mean = _channel_sum(xp, x) / count
         xp.subtract(x, mean.reshape(shape), out=x_hat)
         var = _channel_sum(xp, x_hat, x_hat) / count
-        if running_mean is not None:
+        if running is not None:
+            running_mean, running_var = running
             running_mean *= 1.0 - momentum
             running_mean += momentum * mean
             running_var *= 1.0 - momentum
             running_var += (momentum * count / max(count - 1, 1)) * var
     else:
-        mean, var = running_mean.astype(compute), running_var.astype(compute)
+        mean, var = running[0].astype(compute), running[1].astype(compute)
         xp.subtract(x, mean.reshape(shape), out=x_hat)
     invstd = 1.0 / xp.sqrt(var + eps)
     x_hat *= invstd.reshape(shape)
-    fn.mean, fn.invstd, fn.batch_stats, fn.eps = mean, invstd, batch_stats, eps
-    if weight is None and bias is None:
+    fn.mean, fn.invstd, fn.batch, fn.eps = mean, invstd, batch, eps
+    if w is None and b is None:
         return x_hat.astype(dtype)
     out = _like(xp, x, compute)
-    if weight is not None:
-        xp.multiply(x_hat, weight.reshape(shape), out=out)
+    if w is not None:
+        xp.multiply(x_hat, w.reshape(shape), out=out)
     else:
         out[...] = x_hat
-    if bias is not None:
-        out += bias.reshape(shape)
+    if b is not None:
+        out += b.reshape(shape)
     return out.astype(dtype, copy=False)
 
 
