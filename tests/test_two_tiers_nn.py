@@ -7,13 +7,14 @@ and the strict stand-in (``support/strict_xp.py``), and the two tiers must agree
 - equal in float64 where the fast path does the same operations in the same order (the
   threaded ReLU: the same ufunc on slices; linear and cross-entropy on the CPU, which
   register no fast path: their one tier is checked against a NumPy reference);
-- to ``rtol=1e-12`` for batch norm's fast forward, whose per-channel sums come from
-  ``einsum`` instead of ``mean``/``var`` (another order of the same additions);
+- to ``rtol=1e-12`` for batch norm's fast forward and gradients, whose per-channel sums
+  come from ``einsum`` instead of ``mean``/``var``/``sum`` (another order of the same
+  additions);
 - to ``rtol=1e-12`` for CUDA's fused ReLU and cross-entropy kernels, run on the host
   (``support/host_kernels.py``, needs g++): the kernels reduce each row in their own
   order.
 
-The strict stand-in gets the one fast forward written for any array module (batch
+The strict stand-in gets the fast forwards written for any array module (batch
 norm's); the ReLU and cross-entropy fast paths are NumPy's thread pool and CUDA kernels,
 so ``strict`` runs their reference code (checked against the CPU's).
 """
@@ -38,7 +39,7 @@ from minitorch_accel.backends.numpy.backend import NumpyBackend
 from minitorch_accel.ops.elementwise import Relu, ReluBackward
 from minitorch_accel.ops.linear import Linear, LinearGradWeight
 from minitorch_accel.ops.loss import CrossEntropy, CrossEntropyBackward
-from minitorch_accel.ops.norm import BatchNorm
+from minitorch_accel.ops.norm import BatchNorm, BatchNormGrad
 from minitorch_accel.utils.gradcheck import gradgradcheck
 
 Arrays = list[np.ndarray]
@@ -50,6 +51,7 @@ REFERENCE_CLASSES = [
     CrossEntropy,
     CrossEntropyBackward,
     BatchNorm,
+    BatchNormGrad,
 ]
 
 
@@ -63,6 +65,7 @@ def device(request: pytest.FixtureRequest) -> Iterator[str]:
         return
     with registered():
         fast_paths.register_fast("strict", "BatchNorm", fast_nn.batch_norm_forward)
+        fast_paths.register_fast("strict", "BatchNormGrad", fast_nn.batch_norm_grad)
         yield "strict"
     fast_paths.table("strict").clear()
 
@@ -306,6 +309,21 @@ def test_batch_norm_both_tiers(
         np.testing.assert_array_equal(reference[-2], mean0)
 
 
+@pytest.mark.parametrize("fast", [True, False])
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_second_derivatives_on_both_tiers(fast: bool, training: bool) -> None:
+    rng = np.random.default_rng(10)
+    x = leaf(rng.standard_normal((4, 2, 3)), "cpu")
+    w, b = leaf(rng.standard_normal(2), "cpu"), leaf(rng.standard_normal(2), "cpu")
+    mean, var = mta.tensor(rng.standard_normal(2)), mta.tensor(rng.uniform(0.5, 2, 2))
+
+    def fn(*a: mta.Tensor) -> mta.Tensor:
+        return F.batch_norm(a[0], mean, var, a[1], a[2], training=training, momentum=0.0)
+
+    with mta.fast_paths(fast):
+        assert gradgradcheck(fn, [x, w, b])
+
+
 def test_batch_norm_fast_forward_keeps_a_channels_last_layout() -> None:
     x = np.random.default_rng(7).standard_normal((2, 4, 3, 3)).transpose(0, 2, 3, 1)
     x = np.ascontiguousarray(x).transpose(0, 3, 1, 2)
@@ -327,11 +345,9 @@ def test_reference_bodies_hold_no_fast_path_hooks(cls: type) -> None:
 
 def test_the_fast_tables_name_these_ops() -> None:
     cpu = fast_paths.table("cpu")
-    assert {"Relu", "ReluBackward", "BatchNorm"} <= set(cpu)
+    assert {"Relu", "ReluBackward", "BatchNorm", "BatchNormGrad"} <= set(cpu)
     cuda = fast_paths.table("cuda")
-    assert {"Relu", "ReluBackward", "CrossEntropy", "CrossEntropyBackward", "BatchNorm"} <= set(
-        cuda
-    )
+    assert {"Relu", "CrossEntropy", "CrossEntropyBackward", "BatchNormGrad"} <= set(cuda)
     names = {c.op_name for c in REFERENCE_CLASSES}  # the tables key on the classes' op names
     assert names == {c.__name__ for c in REFERENCE_CLASSES}
 
@@ -382,6 +398,15 @@ def test_cuda_cross_entropy_kernels_match_the_reference(
     assert_tiers_agree(fast, run("cpu"), rtol=1e-12)
     fused = {"cross_entropy_forward", "cross_entropy_backward"}
     assert (fused <= HostKernelBackend.used) == (smoothing == 0.0)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "none"])
+def test_cuda_cross_entropy_second_derivatives(host_kernels: str, reduction: str) -> None:
+    y = mta.tensor([1, 0, 2, 1], device=host_kernels)
+    x = leaf(np.random.default_rng(11).standard_normal((4, 3)), host_kernels)
+    HostKernelBackend.used.clear()
+    assert gradgradcheck(lambda a: F.cross_entropy(a, y, reduction) ** 2, [x])
+    assert "cross_entropy_backward" in HostKernelBackend.used
 
 
 def test_cuda_relu_kernels_match_the_reference(host_kernels: str) -> None:

@@ -104,33 +104,39 @@ class CrossEntropy(Function):
     def backward(self, grad_output: Tensor) -> tuple[Tensor, None]:
         return CrossEntropyBackward.apply(*self.inputs, grad_output, forward=self), None
 
+    def targets(self, labels: Any, classes: int) -> tuple[Any, Any]:
+        """``q``, the (smoothed) one-hot target (rows, C), and each row's weight (rows, 1):
+        0 for an ignored row, else the reduction's scale (1 for per-row losses).
+        """
+        xp, dtype, valid = self.xp, self.lse.dtype, labels != self.ignore_index
+        q = xp.full((len(labels), classes), self.smoothing / classes, dtype=dtype)
+        q[xp.arange(len(labels)), xp.where(valid, labels, 0)] += 1.0 - self.smoothing
+        weight = valid if self.scale is None else valid * self.scale
+        return q, weight.astype(dtype)[:, None]
+
 
 class CrossEntropyBackward(Function):
     """The gradient of :class:`CrossEntropy` in the logits, as its own node (a backend
-    may register a fused kernel for it): ``(softmax(x) - q) * grad * valid * scale``,
-    where ``q`` is the (smoothed) one-hot target, from what ``forward`` (the
-    :class:`CrossEntropy` node) saved. Its own backward gives the second derivatives
-    (``create_graph=True``).
+    may register a fused kernel for it): ``(softmax(x) - q) * grad * weight``, with the
+    target ``q`` and the rows' weights from the :class:`CrossEntropy` node ``forward``.
+    Its own backward gives the second derivatives (``create_graph=True``).
     """
 
     def forward(self, logits: Any, labels: Any, grad: Any, *, forward: CrossEntropy) -> Any:
         forward.check()  # raise for bad labels before any gradient flows
-        xp, (rows, classes), dtype = self.xp, logits.shape, forward.lse.dtype
-        smoothing, scale, valid = forward.smoothing, forward.scale, labels != forward.ignore_index
-        self.q = xp.full(logits.shape, smoothing / classes, dtype=dtype)
-        self.q[xp.arange(rows), xp.where(valid, labels, 0)] += 1.0 - smoothing
-        self.weight = (valid if scale is None else valid * scale).astype(dtype)[:, None]
-        x = logits.astype(dtype, copy=False)  # float16 logits: softmax in float32
-        p = xp.exp(x - x.max(axis=1, keepdims=True))
+        self.forward_node, (q, weight) = forward, forward.targets(labels, logits.shape[1])
+        x = logits.astype(q.dtype, copy=False)  # float16 logits: softmax in float32
+        p = self.xp.exp(x - x.max(axis=1, keepdims=True))
         p /= p.sum(axis=1, keepdims=True)
-        return (p - self.q) * (grad.reshape(-1, 1).astype(dtype) * self.weight)
+        return (p - q) * (grad.reshape(-1, 1).astype(q.dtype) * weight)
 
     def backward(self, gg: Tensor) -> tuple[Tensor | None, None, Tensor | None]:
-        logits, _, grad = self.inputs
-        p, weight = softmax(logits, dim=1), Tensor._make(self.weight, self.device, False, None)
+        logits, labels, grad = self.inputs
+        found = self.forward_node.targets(labels.array, logits.shape[1])
+        q, weight = (Tensor._make(a, self.device, False, None) for a in found)
+        p = softmax(logits, dim=1)
         u = gg * (grad.reshape(-1, 1) * weight)
         grad_logits = p * (u - (p * u).sum(1, keepdim=True))
-        q = Tensor._make(self.q, self.device, False, None)
         per_row = ((p - q) * gg * weight).sum(1)
         return grad_logits, None, per_row if grad.ndim else per_row.sum()
 

@@ -10,8 +10,10 @@ flows through them too:
     dx = weight / sqrt(var + eps) * (dy - mean(dy) - x_hat * mean(dy * x_hat))
 
 In evaluation the running statistics are constants and ``dx = weight * dy / sqrt(...)``.
-The backward is written with Tensor ops of the inputs, so the backward pass can itself
-be recorded (``create_graph=True``) and second derivatives work.
+These gradients are written with Tensor ops of the inputs (:func:`batch_norm_grad`),
+each one a node of its own (:class:`BatchNormGrad`) that a backend may compute in fused
+passes; the node's backward differentiates the same formula, so the backward pass can
+itself be recorded (``create_graph=True``) and second derivatives work.
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from typing import Any
 import numpy as np
 
 from ..core import autocast_state
+from ..core.backward import grad
 from ..core.function import Function
+from ..core.grad_mode import enable_grad
 from ..core.tensor import Tensor
 
 
@@ -56,25 +60,56 @@ class BatchNorm(Function):
 
     def backward(self, grad_output: Tensor) -> tuple[Tensor | None, ...]:
         x, w, _ = self.inputs
-        axes, shape = (0, *range(2, x.ndim)), (1, x.shape[1]) + (1,) * (x.ndim - 2)
-        if self.batch:  # x_hat as a function of x: the statistics depend on x too
-            centered = x - x.mean(axes, keepdim=True)
-            invstd = ((centered * centered).mean(axes, keepdim=True) + self.eps) ** -0.5
-        else:
-            centered = x - Tensor._make(self.mean.reshape(shape), self.device, False, None)
-            invstd = Tensor._make(self.invstd.reshape(shape), self.device, False, None)
-        x_hat = centered * invstd
-        scale = invstd if w is None else invstd * w.reshape(shape)
-        grad_x = None
-        if self.needs_input_grad[0] and self.batch:
-            mean_g = grad_output.mean(axes, keepdim=True)
-            mean_gx = (grad_output * x_hat).mean(axes, keepdim=True)
-            grad_x = (grad_output - mean_g - x_hat * mean_gx) * scale
-        elif self.needs_input_grad[0]:
-            grad_x = grad_output * scale
-        grad_w = (grad_output * x_hat).sum(axes) if self.needs_input_grad[1] else None
-        grad_b = grad_output.sum(axes) if self.needs_input_grad[2] else None
-        return grad_x, grad_w, grad_b
+        return tuple(
+            BatchNormGrad.apply(grad_output, x, w, forward=self, wrt=k) if need else None
+            for k, need in enumerate(self.needs_input_grad)
+        )
+
+
+def batch_norm_grad(fn: BatchNorm, g: Tensor, x: Tensor, w: Tensor | None, wrt: int) -> Tensor:
+    """The gradient of :class:`BatchNorm` (node ``fn``) in ``x`` (``wrt=0``), ``w`` (1) or
+    ``b`` (2), given ``g``, that of its output, as Tensor ops of the inputs: in training
+    ``x_hat`` is recomputed from ``x``, so that the result can be differentiated again.
+    """
+    axes, shape = (0, *range(2, x.ndim)), (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    if wrt == 2:
+        return g.sum(axes)
+    if fn.batch:  # x_hat as a function of x: the statistics depend on x too
+        centered = x - x.mean(axes, keepdim=True)
+        invstd = ((centered * centered).mean(axes, keepdim=True) + fn.eps) ** -0.5
+    else:
+        centered = x - Tensor._make(fn.mean.reshape(shape), fn.device, False, None)
+        invstd = Tensor._make(fn.invstd.reshape(shape), fn.device, False, None)
+    x_hat = centered * invstd
+    if wrt == 1:
+        return (g * x_hat).sum(axes)
+    scale = invstd if w is None else invstd * w.reshape(shape)
+    if not fn.batch:
+        return g * scale
+    return (g - g.mean(axes, keepdim=True) - x_hat * (g * x_hat).mean(axes, keepdim=True)) * scale
+
+
+class BatchNormGrad(Function):
+    """One gradient of :class:`BatchNorm` (``wrt``: 0 for ``x``, 1 for ``w``, 2 for ``b``)
+    as its own node, so that a backend may compute it in fused passes. Its forward runs
+    :func:`batch_norm_grad` on constants; its backward differentiates the same formula.
+    """
+
+    def forward(self, g: Any, x: Any, w: Any, *, forward: BatchNorm, wrt: int) -> Any:
+        self.forward_node, self.wrt = forward, wrt
+        g, x, w = (
+            None if a is None else Tensor._make(a, self.device, False, None) for a in (g, x, w)
+        )
+        return batch_norm_grad(forward, g, x, w, wrt).array
+
+    def backward(self, gg: Tensor) -> tuple[Tensor | None, ...]:
+        g, x, w = (None if t is None else t.detach().requires_grad_() for t in self.inputs)
+        assert g is not None and x is not None
+        with enable_grad():
+            out = batch_norm_grad(self.forward_node, g, x, w, self.wrt)
+        inputs = [t for t in (g, x, w) if t is not None]
+        found = iter(grad(out, inputs, gg, create_graph=True, allow_unused=True))
+        return tuple(None if t is None else next(found) for t in (g, x, w))
 
 
 def _check_stat(name: str, stat: Tensor | None, x: Tensor) -> None:

@@ -10,8 +10,9 @@ fused kernels of :class:`~minitorch_accel.backends.cupy.ops.CupyFastPaths` throu
   rows and 1,024 classes; the labels are counted on the device and the verdict read
   back later (``Backend.defer_check``), so the step does not wait for the GPU.
 - ``CrossEntropyBackward``: the gradient in one kernel from the rows' log-sum-exp.
-- ``BatchNorm``: the NumPy backend's array-module generic forward
-  (:func:`~minitorch_accel.backends.numpy.fast_nn.batch_norm_forward`).
+- ``BatchNorm``, ``BatchNormGrad``: the NumPy backend's array-module generic code
+  (:func:`~minitorch_accel.backends.numpy.fast_nn.batch_norm_forward` and
+  :func:`~minitorch_accel.backends.numpy.fast_nn.batch_norm_grad`).
 
 Label smoothing runs the reference code.
 """
@@ -21,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..fast_paths import register_fast
-from ..numpy.fast_nn import batch_norm_forward
+from ..numpy.fast_nn import batch_norm_forward, batch_norm_grad
 
 
 def relu(fn: Any, a: Any) -> Any:
@@ -71,6 +72,7 @@ def cross_entropy_grad(fn: Any, logits: Any, labels: Any, grad: Any, *, forward:
     if forward.smoothing:
         return fn.forward(logits, labels, grad, forward=forward)
     forward.check()  # raise for bad labels before any gradient flows
+    fn.forward_node = forward  # for the node's backward (second derivatives)
     fused = fn.device.backend.kernel("cross_entropy_backward")
     logits = logits.astype(forward.lse.dtype, copy=False)
     return fused(logits, labels, forward.ignore_index, forward.lse, grad, forward.scale)
@@ -85,6 +87,7 @@ def register_fast_nn(backend: str = "cuda") -> None:
     register_fast(backend, "CrossEntropy", cross_entropy)
     register_fast(backend, "CrossEntropyBackward", cross_entropy_grad)
     register_fast(backend, "BatchNorm", batch_norm_forward)
+    register_fast(backend, "BatchNormGrad", batch_norm_grad)
 
 
 __all__ = ["cross_entropy", "cross_entropy_grad", "register_fast_nn", "relu", "relu_grad"]

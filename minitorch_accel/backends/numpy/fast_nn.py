@@ -133,6 +133,7 @@ def batch_norm_forward(
     invstd = 1.0 / xp.sqrt(var + eps)
     x_hat *= invstd.reshape(shape)
     fn.mean, fn.invstd, fn.batch, fn.eps = mean, invstd, batch, eps
+    fn.x_hat, fn.grad_sums = x_hat, None  # for batch_norm_grad
     if w is None and b is None:
         return x_hat.astype(dtype)
     out = _like(xp, x, compute)
@@ -145,15 +146,53 @@ def batch_norm_forward(
     return out.astype(dtype, copy=False)
 
 
+def batch_norm_grad(fn: Any, g: Array, x: Array, w: Array, *, forward: Any, wrt: int) -> Array:
+    """Fast forward of ``BatchNormGrad``: the gradient in ``x`` (``wrt=0``), ``w`` (1) or
+    ``b`` (2) from two per-channel sums, ``sum(g)`` and ``sum(g * x_hat)``, made once
+    for the gradients of one backward (kept on the forward node until each of them has
+    used them), and in-place passes.
+    """
+    xp, shape = fn.xp, (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    fn.forward_node, fn.wrt = forward, wrt  # for the node's backward (second derivatives)
+    x_hat = getattr(forward, "x_hat", None)
+    if x_hat is None:  # the reference forward ran
+        compute = np.float32 if x.dtype.itemsize < 4 else x.dtype
+        x_hat = x.astype(compute) - forward.mean.reshape(shape)
+        x_hat *= forward.invstd.reshape(shape)
+    given, g = g, g.astype(x_hat.dtype, copy=False)  # float16 gradients: sums in float32
+    scale = forward.invstd if w is None else forward.invstd * w
+    grad_x = _like(xp, g, g.dtype) if wrt == 0 else None
+    if grad_x is not None and not forward.batch:
+        return xp.multiply(g, scale.reshape(shape), out=grad_x)
+    sums = getattr(forward, "grad_sums", None)
+    if sums is None or sums[0] is not given:
+        need_x, need_w, need_b = forward.needs_input_grad
+        uses = need_w + need_b + (need_x and forward.batch)  # the gradients that read them
+        sums = [given, _channel_sum(xp, g), _channel_sum(xp, g, x_hat), uses]
+    sums[3] -= 1
+    forward.grad_sums = sums if sums[3] > 0 else None
+    grad_b, grad_w = sums[1], sums[2]
+    if grad_x is None:
+        return (grad_w if wrt == 1 else grad_b).copy()
+    count = g.size // g.shape[1]  # (g - mean(g) - x_hat * mean(g * x_hat)) * scale
+    xp.multiply(x_hat, (-grad_w / count).reshape(shape), out=grad_x)
+    grad_x += g
+    grad_x -= (grad_b / count).reshape(shape)
+    grad_x *= scale.reshape(shape)
+    return grad_x
+
+
 def register_fast_nn(backend: str = "cpu") -> None:
     """Register this module's fast forwards for ``backend`` (the CPU's by default)."""
     register_fast(backend, "Relu", relu)
     register_fast(backend, "ReluBackward", relu_grad)
     register_fast(backend, "BatchNorm", batch_norm_forward)
+    register_fast(backend, "BatchNormGrad", batch_norm_grad)
 
 
 __all__ = [
     "batch_norm_forward",
+    "batch_norm_grad",
     "register_fast_nn",
     "relu",
     "relu_backward",
