@@ -72,6 +72,7 @@ PAGES: tuple[Page, ...] = (
             "minitorch_accel.ops.reduce",
             "minitorch_accel.ops.shape",
             "minitorch_accel.ops.matmul",
+            "minitorch_accel.ops.linear",
             "minitorch_accel.ops.conv",
             "minitorch_accel.ops.pool",
             "minitorch_accel.ops.loss",
@@ -103,6 +104,7 @@ PAGES: tuple[Page, ...] = (
             "minitorch_accel.backends.host_limits",
             "minitorch_accel.backends.cuda",
             "minitorch_accel.backends.numpy.threads",
+            "minitorch_accel.backends.numpy.fast_nn",
         ),
     ),
     Page(
@@ -117,6 +119,7 @@ PAGES: tuple[Page, ...] = (
             "minitorch_accel.backends.cupy.image_kernels",
             "minitorch_accel.backends.cupy.fast_base",
             "minitorch_accel.backends.cupy.ops",
+            "minitorch_accel.backends.cupy.fast_nn",
             "minitorch_accel.backends.cupy.image_ops",
             "minitorch_accel.backends.cupy.optim_ops",
             "minitorch_accel.backends.cupy.graphs",
