@@ -324,6 +324,24 @@ def test_batch_norm_second_derivatives_on_both_tiers(fast: bool, training: bool)
         assert gradgradcheck(fn, [x, w, b])
 
 
+def test_batch_norm_float16_sums_in_float32_on_both_tiers() -> None:
+    # float16 storage, float32 statistics and sums on both tiers: they differ only by the
+    # float16 rounding of the results (a few units in the last place)
+    rng = np.random.default_rng(12)
+    x, seed = rng.standard_normal((8, 3, 4, 4)), rng.standard_normal((8, 3, 4, 4))
+    w0 = rng.uniform(0.5, 2, 3).astype(np.float16)
+
+    def run() -> Arrays:
+        t, w = leaf(x.astype(np.float16), "cpu"), leaf(w0, "cpu")
+        return grads_of(F.batch_norm(t, None, None, w, training=True), [t, w], seed)
+
+    fast, reference = both_tiers(run)
+    for f, r in zip(fast, reference, strict=True):
+        assert f.dtype == r.dtype == np.float16
+        scale = float(np.abs(r.astype(np.float64)).max())
+        np.testing.assert_allclose(f.astype(np.float64), r, rtol=4e-3, atol=4e-3 * scale)
+
+
 def test_batch_norm_fast_forward_keeps_a_channels_last_layout() -> None:
     x = np.random.default_rng(7).standard_normal((2, 4, 3, 3)).transpose(0, 2, 3, 1)
     x = np.ascontiguousarray(x).transpose(0, 3, 1, 2)

@@ -97,10 +97,13 @@ class BatchNormGrad(Function):
 
     def forward(self, g: Any, x: Any, w: Any, *, forward: BatchNorm, wrt: int) -> Any:
         self.forward_node, self.wrt = forward, wrt
-        g, x, w = (
-            None if a is None else Tensor._make(a, self.device, False, None) for a in (g, x, w)
-        )
+        g, x, w = (None if a is None else self._float32(a) for a in (g, x, w))
         return batch_norm_grad(forward, g, x, w, wrt).array
+
+    def _float32(self, a: Any) -> Tensor:
+        """``a`` as a constant Tensor, float16 made float32 (sums in float32)."""
+        a = a.astype(np.float32) if a.dtype.itemsize < 4 else a
+        return Tensor._make(a, self.device, False, None)
 
     def backward(self, gg: Tensor) -> tuple[Tensor | None, ...]:
         g, x, w = (None if t is None else t.detach().requires_grad_() for t in self.inputs)
