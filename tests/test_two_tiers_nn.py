@@ -418,6 +418,27 @@ def test_cuda_cross_entropy_kernels_match_the_reference(
     assert (fused <= HostKernelBackend.used) == (smoothing == 0.0)
 
 
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_cuda_cross_entropy_tiers_mix(host_kernels: str, reduction: str) -> None:
+    # the fast paths switched off between the forward and the backward, and back on
+    rng = np.random.default_rng(13)
+    x, y = rng.standard_normal((5, 4)), np.array([3, -100, 0, 1, 1])
+    found = []
+    for forward_fast in (True, False):
+        t = leaf(x, host_kernels)
+        with mta.fast_paths(forward_fast):
+            loss = F.cross_entropy(t, mta.tensor(y, device=host_kernels), reduction)
+        with mta.fast_paths(not forward_fast):
+            loss.sum().backward()
+        assert t.grad is not None
+        found.append(t.grad.numpy())
+    t = leaf(x, "cpu")
+    F.cross_entropy(t, mta.tensor(y), reduction).sum().backward()
+    assert t.grad is not None
+    for grad in found:
+        np.testing.assert_allclose(grad, t.grad.numpy(), rtol=1e-12, atol=1e-15)
+
+
 @pytest.mark.parametrize("reduction", ["mean", "none"])
 def test_cuda_cross_entropy_second_derivatives(host_kernels: str, reduction: str) -> None:
     y = mta.tensor([1, 0, 2, 1], device=host_kernels)

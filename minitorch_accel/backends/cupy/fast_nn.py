@@ -74,8 +74,10 @@ def cross_entropy_grad(fn: Any, logits: Any, labels: Any, grad: Any, *, forward:
     forward.check()  # raise for bad labels before any gradient flows
     fn.forward_node = forward  # for the node's backward (second derivatives)
     fused = fn.device.backend.kernel("cross_entropy_backward")
-    logits = logits.astype(forward.lse.dtype, copy=False)
-    return fused(logits, labels, forward.ignore_index, forward.lse, grad, forward.scale)
+    logits, scale = logits.astype(forward.lse.dtype, copy=False), forward.scale
+    if isinstance(scale, float):  # the reference forward ran: its scale is a number
+        scale = fn.xp.asarray(scale, dtype=forward.lse.dtype)
+    return fused(logits, labels, forward.ignore_index, forward.lse, grad, scale)
 
 
 def register_fast_nn(backend: str = "cuda") -> None:
