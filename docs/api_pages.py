@@ -75,6 +75,7 @@ PAGES: tuple[Page, ...] = (
             "minitorch_accel.ops.reduce",
             "minitorch_accel.ops.shape",
             "minitorch_accel.ops.matmul",
+            "minitorch_accel.ops.linear",
             "minitorch_accel.ops.conv",
             "minitorch_accel.ops.pool",
             "minitorch_accel.ops.loss",
@@ -109,6 +110,7 @@ PAGES: tuple[Page, ...] = (
             "minitorch_accel.backends.conv_kernels",
             "minitorch_accel.backends.pool_kernels",
             "minitorch_accel.backends.numpy.fast_conv",
+            "minitorch_accel.backends.numpy.fast_nn",
         ),
     ),
     Page(
@@ -123,6 +125,7 @@ PAGES: tuple[Page, ...] = (
             "minitorch_accel.backends.cupy.image_kernels",
             "minitorch_accel.backends.cupy.fast_base",
             "minitorch_accel.backends.cupy.ops",
+            "minitorch_accel.backends.cupy.fast_nn",
             "minitorch_accel.backends.cupy.image_ops",
             "minitorch_accel.backends.cupy.fast_conv",
             "minitorch_accel.backends.cupy.optim_ops",

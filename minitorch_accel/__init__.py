@@ -110,11 +110,9 @@ from . import (
     utils,
 )
 
-# Intra-op threads on the CPU (``torch.set_num_threads``); importing the threaded
-# kernels registers them with the NumPy backend.
+# Intra-op threads on the CPU (``torch.set_num_threads``).
 from .backends.numpy.threads import get_num_threads, set_num_threads
 from .nn import models
-from .ops import threaded_kernels as _threaded_kernels  # noqa: F401
 
 float16 = _np.dtype("float16")
 float32 = _np.dtype("float32")

@@ -27,9 +27,9 @@ from minitorch_accel.backends import conv_kernels as ck
 from minitorch_accel.backends import pool_kernels as pk
 from minitorch_accel.backends.layout import physical_order
 from minitorch_accel.backends.numpy import fast_conv as fc
+from minitorch_accel.backends.numpy import fast_nn
 from minitorch_accel.backends.numpy import threads as cpu_threads
 from minitorch_accel.nn.models import LeNet
-from minitorch_accel.ops import threaded_kernels as tk
 
 ROOT = Path(__file__).resolve().parent.parent
 THREADS = (1, 2, 4)
@@ -51,14 +51,14 @@ def keep_thread_count() -> Iterator[None]:
 def splits(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The ``total`` of every parallel_for call the threaded kernels make."""
     calls: list[int] = []
-    original = tk.parallel_for
+    original = cpu_threads.parallel_for
 
     def spy(total: int, fn: Any, grain: int = 1) -> None:
         calls.append(total)
         original(total, fn, grain)
 
-    monkeypatch.setattr(tk, "parallel_for", spy)
     monkeypatch.setattr(fc, "parallel_for", spy)
+    monkeypatch.setattr(fast_nn, "parallel_for", spy)
     return calls
 
 
@@ -140,13 +140,13 @@ def test_cgroup_quota_is_read_as_whole_cpus(tmp_path: Path) -> None:
 def test_relu_is_bit_identical(layout: Any, rng: np.random.Generator, splits: list[int]) -> None:
     x = layout(rng.standard_normal((6, 5, 130, 131)).astype(np.float32))
     grad = layout(rng.standard_normal(x.shape).astype(np.float32))
-    forward = at_threads(tk.relu_forward, x)
-    backward = at_threads(tk.relu_backward, forward[1], grad)
+    forward = at_threads(fast_nn.relu_forward, x)
+    backward = at_threads(fast_nn.relu_backward, forward[1], grad)
     for n in THREADS:
         np.testing.assert_array_equal(forward[n], np.maximum(x, 0))
         np.testing.assert_array_equal(backward[n], grad * (np.maximum(x, 0) > 0))
     mta.set_num_threads(2)
-    assert physical_order(tk.relu_forward(x)) == physical_order(x)
+    assert physical_order(fast_nn.relu_forward(x)) == physical_order(x)
     assert splits and min(splits) == x.size  # the work did go through the pool
 
 

@@ -14,15 +14,13 @@ from __future__ import annotations
 from typing import Any
 
 from ..core import autocast_state
-from ..core.function import Function
-from ..core.grad_mode import is_grad_enabled
 from ..core.tensor import Tensor
 from ..ops.activation import elu, gelu, leaky_relu, silu
 from ..ops.conv1d import conv1d
 from ..ops.dropout import dropout
 from ..ops.elementwise import relu, sigmoid, tanh
-from ..ops.gemm import gemm
 from ..ops.layer_norm import embedding, group_norm, layer_norm
+from ..ops.linear import Linear
 from ..ops.loss import cross_entropy, mse_loss, nll_loss
 from ..ops.norm import batch_norm
 from ..ops.reduce import log_softmax, softmax
@@ -52,45 +50,6 @@ except ModuleNotFoundError as exc:
     adaptive_avg_pool2d = _missing("adaptive_avg_pool2d", "minitorch_accel.ops.pool", exc)
     avg_pool2d = _missing("avg_pool2d", "minitorch_accel.ops.pool", exc)
     max_pool2d = _missing("max_pool2d", "minitorch_accel.ops.pool", exc)
-
-
-class Linear(Function):
-    """``y = x @ weight.T + bias`` over the last dim of ``x``, as one node."""
-
-    fresh_grads = True  # products and sums into new arrays
-
-    def forward(self, x: Any, weight: Any, bias: Any) -> Any:
-        out = gemm(self.xp, x, weight.T)
-        if bias is not None:
-            out += bias
-        return out
-
-    def backward(self, grad_output: Tensor) -> tuple[Tensor | None, ...]:
-        x, weight, _ = self.inputs
-        need_x, need_w, need_b = self.needs_input_grad
-        same = grad_output.dtype == weight.dtype == x.dtype and weight.dtype.itemsize >= 4
-        if same and not is_grad_enabled():  # float16 sums keep the Tensor path
-            return self._raw_backward(grad_output.array, x.array, weight.array)
-        grad_x = grad_output @ weight if need_x else None
-        rows = grad_output.reshape(-1, grad_output.shape[-1])
-        grad_w = rows.T @ x.reshape(-1, x.shape[-1]) if need_w else None
-        grad_b = rows.sum(0) if need_b else None
-        return grad_x, grad_w, grad_b
-
-    def _raw_backward(self, grad: Any, x: Any, weight: Any) -> tuple[Tensor | None, ...]:
-        """The same three products on raw arrays: a plain backward records no graph, so
-        the Tensor ops' bookkeeping (three to five nodes per layer) is skipped.
-        """
-        need_x, need_w, need_b = self.needs_input_grad
-        xp, rows = self.xp, grad.reshape(-1, grad.shape[-1])
-        found = (
-            gemm(xp, rows, weight).reshape(x.shape) if need_x else None,
-            gemm(xp, rows.T, x.reshape(-1, x.shape[-1])) if need_w else None,
-            rows.sum(axis=0) if need_b else None,
-        )
-        return tuple(
-            None if g is None else Tensor._make(g, self.device, False, None) for g in found
-        )
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 
 from ..core.function import Function, on_input_device
-from ..core.grad_mode import is_grad_enabled
 from ..core.tensor import Tensor
 from .compare import _compare as _compare
 from .compare import eq as eq
@@ -182,16 +181,23 @@ class Relu(Function):
     saves_output = True
 
     def forward(self, a: Any) -> Any:
-        fused = self.device.backend.kernel("relu_forward")
-        return fused(a) if fused is not None else self.xp.maximum(a, 0)
+        return self.xp.maximum(a, 0)
 
     def backward(self, grad: Tensor) -> Tensor:
-        out = self.output()
-        fused = self.device.backend.kernel("relu_backward")
-        if fused is not None and not is_grad_enabled() and grad.dtype == out.dtype:
-            return Tensor._make(fused(out.array, grad.array), self.device, False, None)
-        mask = self.xp.greater(out.array, 0)
-        return grad * Tensor._make(mask, self.device, False, None)
+        return ReluBackward.apply(grad, self.output())
+
+
+class ReluBackward(Function):
+    """ReLU's gradient ``grad * (y > 0)`` from its output ``y``, as its own node (a
+    backend may register a fused kernel for it). Its own gradient passes ``gg`` where
+    ``y > 0`` to ``grad``; ``y`` gets none (the mask is flat almost everywhere).
+    """
+
+    def forward(self, grad: Any, y: Any) -> Any:
+        return grad * (y > 0)
+
+    def backward(self, gg: Tensor) -> tuple[Tensor, None]:
+        return ReluBackward.apply(gg, self.inputs[1]), None
 
 
 class Sigmoid(Function):

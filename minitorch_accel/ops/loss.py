@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 
 from ..core.function import Function, on_input_device
-from ..core.grad_mode import is_grad_enabled
 from ..core.tensor import Tensor
 from .reduce import softmax
 
@@ -75,96 +74,78 @@ def _check_labels(name: str, labels: Any, classes: int, ignore_index: int) -> tu
 
 
 class CrossEntropy(Function):
-    """Cross-entropy of logits (rows, C) against class indices (rows,), per row.
+    """Cross-entropy of logits ``x`` (rows, C) against class indices ``y`` (rows,).
 
     ``loss_i = -(1 - s) * log p[i, y_i] - (s / C) * sum_c log p[i, c]`` with
     ``p = softmax(x_i)`` and label smoothing ``s``; rows whose label is
-    ``ignore_index`` give 0.
+    ``ignore_index`` give 0. The output is the per-row losses, or their sum, or their
+    mean over the counted rows (``reduction``). ``check()`` raises for a label out of
+    range.
     """
 
     def forward(
-        self,
-        logits: Any,
-        labels: Any,
-        *,
-        smoothing: float,
-        ignore_index: int,
-        reduction: str = "none",
-        check: _LabelCheck | None = None,
+        self, x: Any, y: Any, *, smoothing: float, ignore_index: int, reduction: str, check: Any
     ) -> Any:
-        if logits.dtype.itemsize < 4:  # float16 logits: softmax in float32
-            logits = logits.astype(np.float32)
-        self.label_data, self.ignore_index, self.smoothing = labels, ignore_index, smoothing
-        self.shape, self.dtype, self.check = logits.shape, logits.dtype, check
-        fused = self.device.backend.kernel("cross_entropy_forward") if not smoothing else None
-        if fused is not None:  # GPU kernels: loss and log-sum-exp per row, reduced
-            loss, self.lse, self.scale, counts = fused(logits, labels, ignore_index, reduction)
-            if check is not None:
-                check.counts = counts
-            self.logits, self.log_probs = logits, None
-            return loss
-        if reduction != "none":
-            raise ValueError("CrossEntropy reduces only with the fused kernels")
-        self.scale = None
-        rows, safe, valid = self._routing()
-        shifted = logits - logits.max(axis=1, keepdims=True)
-        log_probs = shifted - self.xp.log(self.xp.exp(shifted).sum(axis=1, keepdims=True))
-        picked = log_probs[rows, safe]
-        loss = -(1.0 - smoothing) * picked
+        check()
+        xp, x = self.xp, x.astype(np.float32) if x.itemsize < 4 else x  # float16: float32 sums
+        top = x.max(axis=1, keepdims=True)
+        log_norm = xp.log(xp.exp(x - top).sum(axis=1, keepdims=True))
+        log_probs, self.lse = (x - top) - log_norm, (top + log_norm).reshape(-1)
+        valid = y != ignore_index
+        loss = -(1.0 - smoothing) * log_probs[xp.arange(len(y)), xp.where(valid, y, 0)]
         if smoothing:
-            loss -= (smoothing / logits.shape[1]) * log_probs.sum(axis=1)
-        self.log_probs = log_probs
-        return loss * valid
-
-    def _routing(self) -> tuple[Any, Any, Any]:
-        """Row indices, the labels with ignored rows sent to class 0, and the mask of
-        the rows that count.
-        """
-        xp, labels = self.xp, self.label_data
-        valid = labels != self.ignore_index
-        return xp.arange(labels.shape[0]), xp.where(valid, labels, 0), valid
-
-    def _target(self, rows: Any, safe: Any) -> Any:
-        """The smoothed one-hot target distribution q (rows, C)."""
-        classes = self.shape[1]
-        q = self.xp.full(self.shape, self.smoothing / classes, dtype=self.dtype)
-        q[rows, safe] += 1.0 - self.smoothing
-        return q
+            loss -= (smoothing / x.shape[1]) * log_probs.sum(axis=1)
+        loss *= valid
+        count = int(valid.sum())  # rows counted (the mean's divisor)
+        self.scale = {"none": None, "sum": 1.0}.get(reduction, 1 / count if count else np.nan)
+        self.smoothing, self.ignore_index, self.check = smoothing, ignore_index, check
+        return loss if self.scale is None else xp.asarray(loss.sum() * self.scale, loss.dtype)
 
     def backward(self, grad_output: Tensor) -> tuple[Tensor, None]:
-        if self.check is not None:  # raise for bad labels before any gradient flows
-            self.check()
-        if self.log_probs is None and not is_grad_enabled():  # the fused GPU path
-            fused = self.device.backend.kernel("cross_entropy_backward")
-            grad = fused(
-                self.logits,
-                self.label_data,
-                self.ignore_index,
-                self.lse,
-                grad_output.array,
-                self.scale,
-            )
-            return Tensor._make(grad, self.device, False, None), None
-        rows, safe, valid = self._routing()
-        if is_grad_enabled():  # create_graph: keep softmax differentiable in the logits
-            weight = valid.reshape(-1, 1).astype(self.dtype)
-            if self.scale is not None:
-                weight = weight * self.scale
-            scale = grad_output.reshape(-1, 1) * Tensor._make(weight, self.device, False, None)
-            q = Tensor._make(self._target(rows, safe), self.device, False, None)
-            return (softmax(self.inputs[0], dim=1) - q) * scale, None
-        grad = self.xp.exp(self.log_probs)
-        if self.smoothing:
-            grad -= self.smoothing / grad.shape[1]
-        grad[rows, safe] -= 1.0 - self.smoothing
-        grad *= (grad_output.array.reshape(-1, 1) * valid.reshape(-1, 1)).astype(grad.dtype)
-        return Tensor._make(grad, self.device, False, None), None
+        return CrossEntropyBackward.apply(*self.inputs, grad_output, forward=self), None
+
+    def targets(self, labels: Any, classes: int) -> tuple[Any, Any]:
+        """``q``, the (smoothed) one-hot target (rows, C), and each row's weight (rows, 1):
+        0 for an ignored row, else the reduction's scale (1 for per-row losses).
+        """
+        xp, dtype, valid = self.xp, self.lse.dtype, labels != self.ignore_index
+        q = xp.full((len(labels), classes), self.smoothing / classes, dtype=dtype)
+        q[xp.arange(len(labels)), xp.where(valid, labels, 0)] += 1.0 - self.smoothing
+        weight = valid if self.scale is None else valid * self.scale
+        return q, weight.astype(dtype)[:, None]
+
+
+class CrossEntropyBackward(Function):
+    """The gradient of :class:`CrossEntropy` in the logits, as its own node (a backend
+    may register a fused kernel for it): ``(softmax(x) - q) * grad * weight``, with the
+    target ``q`` and the rows' weights from the :class:`CrossEntropy` node ``forward``.
+    Its own backward gives the second derivatives (``create_graph=True``).
+    """
+
+    def forward(self, logits: Any, labels: Any, grad: Any, *, forward: CrossEntropy) -> Any:
+        forward.check()  # raise for bad labels before any gradient flows
+        self.forward_node, (q, weight) = forward, forward.targets(labels, logits.shape[1])
+        x = logits.astype(q.dtype, copy=False)  # float16 logits: softmax in float32
+        p = self.xp.exp(x - x.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        return (p - q) * (grad.reshape(-1, 1).astype(q.dtype) * weight)
+
+    def backward(self, gg: Tensor) -> tuple[Tensor | None, None, Tensor | None]:
+        logits, labels, grad = self.inputs
+        found = self.forward_node.targets(labels.array, logits.shape[1])
+        q, weight = (Tensor._make(a, self.device, False, None) for a in found)
+        p = softmax(logits, dim=1)
+        u = gg * (grad.reshape(-1, 1) * weight)
+        grad_logits = p * (u - (p * u).sum(1, keepdim=True))
+        per_row = ((p - q) * gg * weight).sum(1)
+        return grad_logits, None, per_row if grad.ndim else per_row.sum()
 
 
 class _LabelCheck:
-    """The deferred label check of one GPU cross-entropy: reads the count of labels out
-    of range (``counts``, set by the forward kernels) and raises the IndexError of
-    :func:`_check_labels` if there is any. Runs once; later calls do nothing.
+    """The label check of one cross-entropy: raises the IndexError of
+    :func:`_check_labels` for a label out of range. A backend that counts the bad labels
+    on its device sets ``counts`` (read back only when called, the check deferred);
+    without it the labels are checked on the host. Runs once; later calls do nothing.
     """
 
     def __init__(self, name: str, labels: Any, classes: int, ignore_index: int) -> None:
@@ -173,7 +154,7 @@ class _LabelCheck:
 
     def __call__(self) -> None:
         args, self.args = self.args, None
-        if args is not None and self.counts is not None and self.counts()[1]:
+        if args is not None and (self.counts is None or self.counts()[1]):
             _check_labels(*args)
 
 
@@ -242,27 +223,18 @@ def cross_entropy(
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"cross_entropy: label_smoothing must be in [0, 1], got {label_smoothing}")
     logits, labels, out_shape = _rows("cross_entropy", input, target)
-    classes, smoothing = logits.shape[1], float(label_smoothing)
     label_array = labels.array.astype(np.int64, copy=False)
     label_tensor = Tensor._make(label_array, labels.device, False, None)
-    backend = labels.device.backend
-    if not smoothing and backend.kernel("cross_entropy_forward") is not None:
-        # GPU: the labels are counted and checked on the device, and the verdict is
-        # read back later (at backward or the next synchronization): no stall here
-        check = _LabelCheck("cross_entropy", label_array, classes, ignore_index)
-        loss = CrossEntropy.apply(
-            logits,
-            label_tensor,
-            smoothing=0.0,
-            ignore_index=ignore_index,
-            reduction=reduction,
-            check=check,
-        )
-        backend.defer_check(check)
-        return loss.reshape(out_shape) if reduction == "none" else loss
-    _, valid = _check_labels("cross_entropy", label_array, classes, ignore_index)
-    loss = CrossEntropy.apply(logits, label_tensor, smoothing=smoothing, ignore_index=ignore_index)
-    return _reduce(loss, reduction, float(valid.sum()), out_shape)
+    check = _LabelCheck("cross_entropy", label_array, logits.shape[1], ignore_index)
+    loss = CrossEntropy.apply(
+        logits,
+        label_tensor,
+        smoothing=float(label_smoothing),
+        ignore_index=ignore_index,
+        reduction=reduction,
+        check=check,
+    )
+    return loss.reshape(out_shape) if reduction == "none" else loss
 
 
 @on_input_device

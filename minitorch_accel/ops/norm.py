@@ -1,4 +1,4 @@
-"""Batch normalization as one fused op with a hand-written backward.
+"""Batch normalization as one op with a hand-written backward.
 
 For each channel ``c`` (dim 1), over the batch and any spatial dims (``M`` values):
 
@@ -10,8 +10,10 @@ flows through them too:
     dx = weight / sqrt(var + eps) * (dy - mean(dy) - x_hat * mean(dy * x_hat))
 
 In evaluation the running statistics are constants and ``dx = weight * dy / sqrt(...)``.
-Both gradients are also written with Tensor ops, used when the backward pass is itself
-recorded (``create_graph=True``), so second derivatives work.
+These gradients are written with Tensor ops of the inputs (:func:`batch_norm_grad`),
+each one a node of its own (:class:`BatchNormGrad`) that a backend may compute in fused
+passes; the node's backward differentiates the same formula, so the backward pass can
+itself be recorded (``create_graph=True``) and second derivatives work.
 """
 
 from __future__ import annotations
@@ -21,140 +23,96 @@ from typing import Any
 import numpy as np
 
 from ..core import autocast_state
+from ..core.backward import grad
 from ..core.function import Function
-from ..core.grad_mode import is_grad_enabled
+from ..core.grad_mode import enable_grad
 from ..core.tensor import Tensor
-from .layout import empty_with_layout, physical_order
-
-
-def _const(array: Any, device: Any) -> Tensor:
-    return Tensor._make(array, device, False, None)
-
-
-def _like(xp: Any, a: Any, dtype: Any) -> Any:
-    """An uninitialised array shaped and laid out in memory like ``a``, from the buffer
-    cache (fresh pages cost page faults at every step).
-    """
-    return empty_with_layout(xp, a.shape, dtype, physical_order(a))
-
-
-def _channel_sum(xp: Any, a: Any, b: Any = None) -> Any:
-    """Per-channel (dim 1) ``sum(a)``, or ``sum(a * b)`` without the product in memory.
-
-    ``einsum`` reduces in one pass whatever the memory layout (NCHW or channels-last),
-    several times faster than ``a.sum(axis=(0, 2, 3))``.
-    """
-    dims = "nc" + "hwdefgijk"[: a.ndim - 2]
-    if b is None:
-        return xp.einsum(f"{dims}->c", a)
-    return xp.einsum(f"{dims},{dims}->c", a, b)
 
 
 class BatchNorm(Function):
-    """``y = weight * x_hat + bias`` per channel (``weight``/``bias`` may be None).
+    """``y = w * x_hat + b`` per channel (the weight ``w`` and bias ``b`` may be None).
 
-    With ``batch_stats`` the batch's mean and biased variance normalize, and the running
-    statistics (when given) are updated in place; otherwise the running ones are used.
+    With ``batch`` the batch's mean and biased variance normalize, and the running
+    statistics ``running = (mean, var)`` (when given) are updated in place; otherwise
+    the running ones are used.
     """
 
     def forward(
-        self,
-        x: Any,
-        weight: Any,
-        bias: Any,
-        *,
-        running_mean: Any,
-        running_var: Any,
-        batch_stats: bool,
-        momentum: float,
-        eps: float,
+        self, x: Any, w: Any, b: Any, *, running: Any, batch: bool, momentum: float, eps: float
     ) -> Any:
-        xp, dtype = self.xp, x.dtype
-        count = x.size // x.shape[1]
-        shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
-        compute = np.float32 if x.dtype.itemsize < 4 else x.dtype  # float16: stats in float32
-        x = x.astype(compute, copy=False)
-        x_hat = _like(xp, x, compute)
-        if batch_stats:
-            mean = _channel_sum(xp, x) / count
-            xp.subtract(x, mean.reshape(shape), out=x_hat)
-            var = _channel_sum(xp, x_hat, x_hat) / count
-            if running_mean is not None:
-                running_mean *= 1.0 - momentum
-                running_mean += momentum * mean
-                running_var *= 1.0 - momentum
-                running_var += (momentum * count / max(count - 1, 1)) * var
+        axes, shape = (0, *range(2, x.ndim)), (1, x.shape[1]) + (1,) * (x.ndim - 2)
+        xc = x.astype(np.float32) if x.dtype.itemsize < 4 else x  # float16: stats in float32
+        if batch:
+            mean, var = xc.mean(axis=axes), xc.var(axis=axes)
+            if running is not None:  # running = (1 - momentum) * running + momentum * batch
+                count = x.size // x.shape[1]
+                running[0][...] = (1.0 - momentum) * running[0] + momentum * mean
+                unbiased = var * (count / max(count - 1, 1))
+                running[1][...] = (1.0 - momentum) * running[1] + momentum * unbiased
         else:
-            mean, var = running_mean.astype(compute), running_var.astype(compute)
-            xp.subtract(x, mean.reshape(shape), out=x_hat)
-        invstd = 1.0 / xp.sqrt(var + eps)
-        x_hat *= invstd.reshape(shape)
-        self.x_hat, self.mean, self.invstd = x_hat, mean, invstd
-        self.batch_stats, self.eps, self.count, self.shape = batch_stats, eps, count, shape
-        if weight is None and bias is None:
-            return x_hat.astype(dtype)
-        out = _like(xp, x, compute)
-        if weight is not None:
-            xp.multiply(x_hat, weight.reshape(shape), out=out)
-        else:
-            out[...] = x_hat
-        if bias is not None:
-            out += bias.reshape(shape)
-        return out.astype(dtype, copy=False)
+            mean, var = running[0].astype(xc.dtype), running[1].astype(xc.dtype)
+        invstd = 1.0 / self.xp.sqrt(var + eps)
+        self.mean, self.invstd, self.batch, self.eps = mean, invstd, batch, eps
+        out = (xc - mean.reshape(shape)) * invstd.reshape(shape)
+        out = out if w is None else out * w.reshape(shape)
+        out = out if b is None else out + b.reshape(shape)
+        return out.astype(x.dtype, copy=False)
 
     def backward(self, grad_output: Tensor) -> tuple[Tensor | None, ...]:
-        if is_grad_enabled():
-            return self._backward_graph(grad_output)
-        weight = self.inputs[1]
-        need_x, need_w, need_b = self.needs_input_grad
-        xp, g, x_hat, shape = self.xp, grad_output.array, self.x_hat, self.shape
-        g = g.astype(x_hat.dtype, copy=False)  # float16 gradients: sums in float32
-        grad_b: Any = None
-        grad_w: Any = None
-        grad_x: Any = None
-        if need_b or (need_x and self.batch_stats):
-            grad_b = _channel_sum(xp, g)
-        if need_w or (need_x and self.batch_stats):
-            grad_w = _channel_sum(xp, g, x_hat)
-        if need_x:
-            scale = self.invstd if weight is None else self.invstd * weight.array
-            grad_x = _like(xp, g, g.dtype)
-            if self.batch_stats:  # (g - mean(g) - x_hat * mean(g * x_hat)) * scale
-                xp.multiply(x_hat, (-grad_w / self.count).reshape(shape), out=grad_x)
-                grad_x += g
-                grad_x -= (grad_b / self.count).reshape(shape)
-                grad_x *= scale.reshape(shape)
-            else:
-                xp.multiply(g, scale.reshape(shape), out=grad_x)
-        return (
-            _const(grad_x, self.device) if need_x else None,
-            _const(grad_w, self.device) if need_w else None,
-            _const(grad_b, self.device) if need_b else None,
+        x, w, _ = self.inputs
+        return tuple(
+            BatchNormGrad.apply(grad_output, x, w, forward=self, wrt=k) if need else None
+            for k, need in enumerate(self.needs_input_grad)
         )
 
-    def _backward_graph(self, grad_output: Tensor) -> tuple[Tensor | None, ...]:
-        """The same gradients as Tensor ops of the inputs, so they can be differentiated."""
-        x, weight, _ = self.inputs
-        axes, shape = (0, *range(2, x.ndim)), self.shape
-        if self.batch_stats:
-            centered = x - x.mean(axes, keepdim=True)
-            invstd = ((centered * centered).mean(axes, keepdim=True) + self.eps) ** -0.5
-        else:
-            centered = x - _const(self.mean.reshape(shape), self.device)
-            invstd = _const(self.invstd.reshape(shape), self.device)
-        x_hat = centered * invstd
-        scale = invstd if weight is None else invstd * weight.reshape(shape)
-        grad_x = None
-        if self.needs_input_grad[0]:
-            if self.batch_stats:
-                mean_g = grad_output.mean(axes, keepdim=True)
-                mean_gx = (grad_output * x_hat).mean(axes, keepdim=True)
-                grad_x = (grad_output - mean_g - x_hat * mean_gx) * scale
-            else:
-                grad_x = grad_output * scale
-        grad_w = (grad_output * x_hat).sum(axes) if self.needs_input_grad[1] else None
-        grad_b = grad_output.sum(axes) if self.needs_input_grad[2] else None
-        return grad_x, grad_w, grad_b
+
+def batch_norm_grad(fn: BatchNorm, g: Tensor, x: Tensor, w: Tensor | None, wrt: int) -> Tensor:
+    """The gradient of :class:`BatchNorm` (node ``fn``) in ``x`` (``wrt=0``), ``w`` (1) or
+    ``b`` (2), given ``g``, that of its output, as Tensor ops of the inputs: in training
+    ``x_hat`` is recomputed from ``x``, so that the result can be differentiated again.
+    """
+    axes, shape = (0, *range(2, x.ndim)), (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    if wrt == 2:
+        return g.sum(axes)
+    if fn.batch:  # x_hat as a function of x: the statistics depend on x too
+        centered = x - x.mean(axes, keepdim=True)
+        invstd = ((centered * centered).mean(axes, keepdim=True) + fn.eps) ** -0.5
+    else:
+        centered = x - Tensor._make(fn.mean.reshape(shape), fn.device, False, None)
+        invstd = Tensor._make(fn.invstd.reshape(shape), fn.device, False, None)
+    x_hat = centered * invstd
+    if wrt == 1:
+        return (g * x_hat).sum(axes)
+    scale = invstd if w is None else invstd * w.reshape(shape)
+    if not fn.batch:
+        return g * scale
+    return (g - g.mean(axes, keepdim=True) - x_hat * (g * x_hat).mean(axes, keepdim=True)) * scale
+
+
+class BatchNormGrad(Function):
+    """One gradient of :class:`BatchNorm` (``wrt``: 0 for ``x``, 1 for ``w``, 2 for ``b``)
+    as its own node, so that a backend may compute it in fused passes. Its forward runs
+    :func:`batch_norm_grad` on constants; its backward differentiates the same formula.
+    """
+
+    def forward(self, g: Any, x: Any, w: Any, *, forward: BatchNorm, wrt: int) -> Any:
+        self.forward_node, self.wrt = forward, wrt
+        g, x, w = (None if a is None else self._float32(a) for a in (g, x, w))
+        return batch_norm_grad(forward, g, x, w, wrt).array
+
+    def _float32(self, a: Any) -> Tensor:
+        """``a`` as a constant Tensor, float16 made float32 (sums in float32)."""
+        a = a.astype(np.float32) if a.dtype.itemsize < 4 else a
+        return Tensor._make(a, self.device, False, None)
+
+    def backward(self, gg: Tensor) -> tuple[Tensor | None, ...]:
+        g, x, w = (None if t is None else t.detach().requires_grad_() for t in self.inputs)
+        assert g is not None and x is not None
+        with enable_grad():
+            out = batch_norm_grad(self.forward_node, g, x, w, self.wrt)
+        inputs = [t for t in (g, x, w) if t is not None]
+        found = iter(grad(out, inputs, gg, create_graph=True, allow_unused=True))
+        return tuple(None if t is None else next(found) for t in (g, x, w))
 
 
 def _check_stat(name: str, stat: Tensor | None, x: Tensor) -> None:
@@ -230,9 +188,10 @@ def batch_norm(
         input,
         weight,
         bias,
-        running_mean=None if running_mean is None else running_mean.array,
-        running_var=None if running_var is None else running_var.array,
-        batch_stats=batch_stats,
+        running=None
+        if running_mean is None or running_var is None
+        else (running_mean.array, running_var.array),
+        batch=batch_stats,
         momentum=float(momentum),
         eps=float(eps),
     )

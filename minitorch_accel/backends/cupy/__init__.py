@@ -20,8 +20,9 @@ def _make() -> Backend:
 def register() -> None:
     """Register the backend as ``"cuda"`` (built on first use, where a GPU is usable)."""
     from ..registry import register as register_backend
+    from .fast_conv import register_fast_conv
+    from .fast_nn import register_fast_nn
 
     register_backend("cuda", _make)
-    from .fast_conv import register_fast_conv
-
-    register_fast_conv()
+    register_fast_conv()  # convolution and pooling
+    register_fast_nn()  # ReLU, cross-entropy, batch norm

@@ -19,8 +19,9 @@ def _make() -> Backend:
 def register() -> None:
     """Register the backend as ``"cpu"`` (built on first use)."""
     from ..registry import register as register_backend
+    from .fast_conv import register_fast_conv
+    from .fast_nn import register_fast_nn
 
     register_backend("cpu", _make)
-    from .fast_conv import register_fast_conv
-
-    register_fast_conv()
+    register_fast_conv()  # convolution and pooling
+    register_fast_nn()  # ReLU, cross-entropy, batch norm

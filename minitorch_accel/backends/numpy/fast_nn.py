@@ -1,0 +1,201 @@
+"""The NumPy backend's fast paths for ReLU and batch normalization.
+
+ReLU and its gradient run in chunks of elements on the CPU's thread pool
+(:func:`~minitorch_accel.backends.numpy.threads.parallel_for`) when more than one
+thread is in use, in the memory layout of their input (channels-last stays
+channels-last); each element gets the same operation as in the reference code, so the
+results are equal bit for bit. At one thread they run the reference code.
+
+Batch normalization reduces each channel with ``einsum`` (one pass whatever the memory
+layout, several times faster than ``a.sum(axis=(0, 2, 3))``), makes its temporaries in
+the layout of its input from the buffer cache, and fuses the steps into in-place
+updates. :func:`batch_norm_forward` is array-module generic: the CuPy backend
+registers it too.
+
+:func:`register_fast_nn` puts them in the backend's fast-path table under the names of
+the ops' :class:`~minitorch_accel.core.function.Function` classes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..fast_paths import register_fast
+from ..layout import Array, _has_layout, empty_with_layout, physical_order
+from .threads import get_num_threads, parallel_for
+
+#: Fewest elements per chunk of an elementwise pass (256 KiB of float32).
+ELEMENT_GRAIN = 1 << 16
+
+
+def _flat(a: Array) -> Array | None:
+    """``a`` as a 1-D view in memory order, or None if its memory has gaps."""
+    order = physical_order(a)
+    if not _has_layout(a, order):
+        return None
+    return a.transpose(order).reshape(-1)
+
+
+def _empty_like_layout(a: Array) -> tuple[Array, Array]:
+    """A new array shaped and laid out as ``a``, and its 1-D view in memory order."""
+    order = physical_order(a)
+    out = empty_with_layout(np, a.shape, a.dtype, order)
+    return out, out.transpose(order).reshape(-1)
+
+
+def relu_forward(x: Array) -> Array:
+    """``max(x, 0)`` in chunks of elements, in the memory layout of ``x``."""
+    src = _flat(x) if x.dtype.kind == "f" else None
+    if src is None:
+        return np.maximum(x, 0)
+    y, dst = _empty_like_layout(x)
+    parallel_for(src.size, lambda s, e: np.maximum(src[s:e], 0, out=dst[s:e]), grain=ELEMENT_GRAIN)
+    return y
+
+
+def relu_backward(y: Array, grad_y: Array) -> Array:
+    """``grad_y * (y > 0)`` in chunks, each with its own small mask (kept in cache)."""
+    out_src, grad_src = _flat(y), _flat(grad_y)
+    same_layout = physical_order(y) == physical_order(grad_y) and y.shape == grad_y.shape
+    if out_src is None or grad_src is None or not same_layout or grad_y.dtype.kind != "f":
+        return grad_y * np.greater(y, 0)
+    grad_x, dst = _empty_like_layout(grad_y)
+
+    def chunk(s: int, e: int) -> None:
+        np.multiply(grad_src[s:e], np.greater(out_src[s:e], 0), out=dst[s:e])
+
+    parallel_for(grad_src.size, chunk, grain=ELEMENT_GRAIN)
+    return grad_x
+
+
+def relu(fn: Any, a: Array) -> Array:
+    """Fast forward of ``Relu``: threaded when several threads are in use."""
+    return relu_forward(a) if get_num_threads() > 1 else fn.forward(a)
+
+
+def relu_grad(fn: Any, grad: Array, y: Array) -> Array:
+    """Fast forward of ``ReluBackward``: threaded when several threads are in use."""
+    if get_num_threads() > 1 and grad.dtype == y.dtype:
+        return relu_backward(y, grad)
+    return fn.forward(grad, y)
+
+
+def _channel_sum(xp: Any, a: Array, b: Array = None) -> Array:
+    """Per-channel (dim 1) ``sum(a)``, or ``sum(a * b)`` without the product in memory."""
+    dims = "nc" + "hwdefgijk"[: a.ndim - 2]
+    if b is None:
+        return xp.einsum(f"{dims}->c", a)
+    return xp.einsum(f"{dims},{dims}->c", a, b)
+
+
+def _like(xp: Any, a: Array, dtype: Any) -> Array:
+    """An uninitialised array shaped and laid out in memory like ``a``, from the buffer
+    cache (fresh pages cost page faults at every step).
+    """
+    return empty_with_layout(xp, a.shape, dtype, physical_order(a))
+
+
+def batch_norm_forward(
+    fn: Any,
+    x: Array,
+    w: Array,
+    b: Array,
+    *,
+    running: Any,
+    batch: bool,
+    momentum: float,
+    eps: float,
+) -> Array:
+    """Fast forward of ``BatchNorm``: per-channel sums by ``einsum``, in-place steps in
+    the layout of ``x``; sets the attributes the reference forward sets.
+    """
+    xp, dtype = fn.xp, x.dtype
+    count = x.size // x.shape[1]
+    shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    compute = np.float32 if x.dtype.itemsize < 4 else x.dtype  # float16: stats in float32
+    x = x.astype(compute, copy=False)
+    x_hat = _like(xp, x, compute)
+    if batch:
+        mean = _channel_sum(xp, x) / count
+        xp.subtract(x, mean.reshape(shape), out=x_hat)
+        var = _channel_sum(xp, x_hat, x_hat) / count
+        if running is not None:
+            running_mean, running_var = running
+            running_mean *= 1.0 - momentum
+            running_mean += momentum * mean
+            running_var *= 1.0 - momentum
+            running_var += (momentum * count / max(count - 1, 1)) * var
+    else:
+        mean, var = running[0].astype(compute), running[1].astype(compute)
+        xp.subtract(x, mean.reshape(shape), out=x_hat)
+    invstd = 1.0 / xp.sqrt(var + eps)
+    x_hat *= invstd.reshape(shape)
+    fn.mean, fn.invstd, fn.batch, fn.eps = mean, invstd, batch, eps
+    fn.x_hat, fn.grad_sums = x_hat, None  # for batch_norm_grad
+    if w is None and b is None:
+        return x_hat.astype(dtype)
+    out = _like(xp, x, compute)
+    if w is not None:
+        xp.multiply(x_hat, w.reshape(shape), out=out)
+    else:
+        out[...] = x_hat
+    if b is not None:
+        out += b.reshape(shape)
+    return out.astype(dtype, copy=False)
+
+
+def batch_norm_grad(fn: Any, g: Array, x: Array, w: Array, *, forward: Any, wrt: int) -> Array:
+    """Fast forward of ``BatchNormGrad``: the gradient in ``x`` (``wrt=0``), ``w`` (1) or
+    ``b`` (2) from two per-channel sums, ``sum(g)`` and ``sum(g * x_hat)``, made once
+    for the gradients of one backward (kept on the forward node until each of them has
+    used them), and in-place passes.
+    """
+    xp, shape = fn.xp, (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    fn.forward_node, fn.wrt = forward, wrt  # for the node's backward (second derivatives)
+    x_hat = getattr(forward, "x_hat", None)
+    if x_hat is None:  # the reference forward ran
+        compute = np.float32 if x.dtype.itemsize < 4 else x.dtype
+        x_hat = x.astype(compute) - forward.mean.reshape(shape)
+        x_hat *= forward.invstd.reshape(shape)
+    given, g = g, g.astype(x_hat.dtype, copy=False)  # float16 gradients: sums in float32
+    scale = forward.invstd if w is None else forward.invstd * w
+    grad_x = _like(xp, g, g.dtype) if wrt == 0 else None
+    if grad_x is not None and not forward.batch:
+        return xp.multiply(g, scale.reshape(shape), out=grad_x)
+    sums = getattr(forward, "grad_sums", None)
+    if sums is None or sums[0] is not given:
+        need_x, need_w, need_b = forward.needs_input_grad
+        uses = need_w + need_b + (need_x and forward.batch)  # the gradients that read them
+        sums = [given, _channel_sum(xp, g), _channel_sum(xp, g, x_hat), uses]
+    sums[3] -= 1
+    forward.grad_sums = sums if sums[3] > 0 else None
+    grad_b, grad_w = sums[1], sums[2]
+    if grad_x is None:
+        return (grad_w if wrt == 1 else grad_b).copy()
+    count = g.size // g.shape[1]  # (g - mean(g) - x_hat * mean(g * x_hat)) * scale
+    xp.multiply(x_hat, (-grad_w / count).reshape(shape), out=grad_x)
+    grad_x += g
+    grad_x -= (grad_b / count).reshape(shape)
+    grad_x *= scale.reshape(shape)
+    return grad_x
+
+
+def register_fast_nn(backend: str = "cpu") -> None:
+    """Register this module's fast forwards for ``backend`` (the CPU's by default)."""
+    register_fast(backend, "Relu", relu)
+    register_fast(backend, "ReluBackward", relu_grad)
+    register_fast(backend, "BatchNorm", batch_norm_forward)
+    register_fast(backend, "BatchNormGrad", batch_norm_grad)
+
+
+__all__ = [
+    "batch_norm_forward",
+    "batch_norm_grad",
+    "register_fast_nn",
+    "relu",
+    "relu_backward",
+    "relu_forward",
+    "relu_grad",
+]

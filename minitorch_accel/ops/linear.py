@@ -1,0 +1,66 @@
+"""The affine map ``y = x @ weight.T + bias``, as one graph node.
+
+The forward is one matrix product over the last dim of ``x`` (any leading dims are
+rows). The backward is the three products of the chain rule, written with Tensor ops
+so that it can itself be differentiated (``create_graph=True``)::
+
+    dx = dy @ weight        dweight = dy_rows.T @ x_rows        dbias = dy_rows.sum(0)
+
+where ``*_rows`` flattens the leading dims into one; the weight's gradient is its own
+node, :class:`LinearGradWeight`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.function import Function
+from ..core.tensor import Tensor
+from .gemm import gemm
+
+
+class Linear(Function):
+    """``y = x @ weight.T + bias`` over the last dim of ``x`` (``bias`` may be None).
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> from minitorch_accel.ops.linear import Linear
+    >>> y = Linear.apply(mta.ones(2, 3), mta.ones(4, 3), mta.zeros(4))
+    >>> y.tolist()
+    [[3.0, 3.0, 3.0, 3.0], [3.0, 3.0, 3.0, 3.0]]
+    """
+
+    fresh_grads = True  # products and sums into new arrays
+
+    def forward(self, x: Any, weight: Any, bias: Any) -> Any:
+        out = gemm(self.xp, x, weight.T)
+        if bias is not None:
+            out += bias
+        return out
+
+    def backward(self, grad_output: Tensor) -> tuple[Tensor | None, ...]:
+        x, weight, _ = self.inputs
+        need_x, need_w, need_b = self.needs_input_grad
+        grad_x = grad_output @ weight if need_x else None
+        grad_w = LinearGradWeight.apply(grad_output, x) if need_w else None
+        grad_b = grad_output.sum(tuple(range(grad_output.ndim - 1))) if need_b else None
+        return grad_x, grad_w, grad_b
+
+
+class LinearGradWeight(Function):
+    """The weight's gradient ``dy_rows.T @ x_rows`` (leading dims flattened into rows)
+    as one node: one matrix product, no reshapes recorded.
+    """
+
+    fresh_grads = True
+
+    def forward(self, grad: Any, x: Any) -> Any:
+        return gemm(self.xp, grad.reshape(-1, grad.shape[-1]).T, x.reshape(-1, x.shape[-1]))
+
+    def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        grad, x = self.inputs
+        return x @ gg.T, grad @ gg
+
+
+__all__ = ["Linear", "LinearGradWeight"]
