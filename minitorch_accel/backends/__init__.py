@@ -9,8 +9,9 @@ CuPy.
 from __future__ import annotations
 
 from . import cuda, cupy, numpy
-from .base import Backend, CaptureError, Transfer, TransferStats, transfer_stats
+from .base import Backend, CaptureError, Communicator, Transfer, TransferStats, transfer_stats
 from .device import Device, DeviceLike
+from .oom import OutOfMemoryError, format_bytes
 from .registry import available, get, register, registered, unregister
 
 # Each backend is one folder with one register() call.
@@ -20,12 +21,15 @@ cupy.register()
 __all__ = [
     "Backend",
     "CaptureError",
+    "Communicator",
     "Device",
     "DeviceLike",
+    "OutOfMemoryError",
     "Transfer",
     "TransferStats",
     "available",
     "cuda",
+    "format_bytes",
     "get",
     "register",
     "registered",

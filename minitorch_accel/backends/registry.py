@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from . import fast_paths
 from .base import Backend
@@ -78,3 +79,47 @@ def available() -> list[str]:
 def registered() -> list[str]:
     """Names of every registered backend, usable here or not."""
     return list(_factories)
+
+
+def built() -> list[Backend]:
+    """The backends built so far (in the order they were built)."""
+    return list(_instances.values())
+
+
+def for_module(xp: Any) -> Backend:
+    """The built backend whose array module is ``xp`` (``numpy`` -> the ``cpu`` one).
+
+    Raises
+    ------
+    ValueError
+        If no built backend uses ``xp``.
+    """
+    for backend in _instances.values():
+        if backend.xp is xp:
+            return backend
+    for name in available():  # builds the ones that can run here
+        backend = _instances[name]
+        if backend.xp is xp:
+            return backend
+    raise ValueError(f"no backend uses the array module {getattr(xp, '__name__', xp)!r}")
+
+
+def device_of_array(array: Any) -> Device | None:
+    """The device of the backend that owns ``array``, or None when none does.
+
+    The backends built so far are asked first; the others are built (where they can
+    run) only for an array none of those owns.
+    """
+    for backend in list(_instances.values()):
+        if backend.owns(array):
+            return backend.device_of(array)
+    for name in list(_factories):
+        if name in _instances:
+            continue
+        try:
+            backend = get(name)
+        except (RuntimeError, ImportError):
+            continue
+        if backend.owns(array):
+            return backend.device_of(array)
+    return None

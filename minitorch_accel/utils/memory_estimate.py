@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from .. import nn
-from ..backends.cupy.memory import format_bytes
+from ..backends.oom import format_bytes
 from ..ops.conv_kernels import conv_geometry
 
 __all__ = ["LayerMemory", "MemoryEstimate", "memory_estimate"]
