@@ -91,7 +91,7 @@ class CupyBackend(Backend):
     name = "cuda"
     has_pinned_memory = True
     is_asynchronous = True
-    dlpack_device_types = (2, 13)  # kDLCUDA, kDLCUDAManaged
+    dlpack_device_types: tuple[int, ...] = (2, 13)  # kDLCUDA, kDLCUDAManaged
 
     def __init__(self) -> None:
         from .ops import CupyFastPaths

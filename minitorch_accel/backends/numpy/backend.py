@@ -24,7 +24,7 @@ class NumpyBackend(Backend):
     name = "cpu"
     xp = np
     shares_host_memory = True
-    dlpack_device_types = (1, 3)  # kDLCPU, kDLCUDAHost (pinned host memory)
+    dlpack_device_types: tuple[int, ...] = (1, 3)  # kDLCPU, kDLCUDAHost (pinned host memory)
 
     def __init__(self) -> None:
         self._seed = 0
