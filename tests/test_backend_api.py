@@ -21,11 +21,11 @@ from minitorch_accel.backends import (
     Backend,
     Communicator,
     Device,
-    OutOfMemoryError,
     registry,
     transfer_stats,
 )
 from minitorch_accel.backends.numpy.backend import NumpyBackend
+from minitorch_accel.backends.oom import OutOfMemoryError
 from minitorch_accel.core.dlpack import dlpack_device, from_dlpack
 from minitorch_accel.distributed import comm, sync
 from minitorch_accel.ops.gemm import gemm

@@ -11,7 +11,6 @@ from __future__ import annotations
 from . import cuda, cupy, numpy
 from .base import Backend, CaptureError, Communicator, Transfer, TransferStats, transfer_stats
 from .device import Device, DeviceLike
-from .oom import OutOfMemoryError, format_bytes
 from .registry import available, get, register, registered, unregister
 
 # Each backend is one folder with one register() call.
@@ -24,12 +23,10 @@ __all__ = [
     "Communicator",
     "Device",
     "DeviceLike",
-    "OutOfMemoryError",
     "Transfer",
     "TransferStats",
     "available",
     "cuda",
-    "format_bytes",
     "get",
     "register",
     "registered",

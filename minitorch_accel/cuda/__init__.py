@@ -33,7 +33,8 @@ import contextlib
 from typing import Union
 
 from .. import memory as _memory
-from ..backends import Backend, Device, OutOfMemoryError, format_bytes, registry
+from ..backends import Backend, Device, registry
+from ..backends.oom import OutOfMemoryError, format_bytes
 from . import graphs
 from .graphs import CUDAGraph, capture_step, graph
 
