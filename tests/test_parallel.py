@@ -722,8 +722,8 @@ def test_nccl_all_reduce_path() -> None:
     reducer = DeviceReducer(devices)
     if count == 1:
         assert reducer.method == "copy" and "single tower" in (reducer.reason or "")
-        reducer._comms = list(nccl.NcclCommunicator.initAll([0]))
-        reducer.method = "nccl"
+        communicator = devices[0].backend.device_communicator(devices)  # one rank
+        reducer._communicator, reducer.method = communicator, communicator.name
     assert reducer.method == "nccl"
     weights = [1.0 / count] * count
     flats = []
