@@ -8,6 +8,8 @@ Ruff's banned-api rule (TID251, see ``ruff.toml``) refuses ``import cupy`` and
   ``dev.type in ("cpu", "cuda")``): ask the backend instead (``device.shares_host_memory``,
   ``backend.has_pinned_memory``, ``backend.is_asynchronous``, a ``Backend`` method);
 * an import of ``cupy``/``cupyx`` through ``importlib.import_module`` or ``__import__``;
+* a library's name compared as a string (``xp.__name__ == "cupy"``,
+  ``type(a).__module__.startswith("cupy")``): ask ``Backend.owns``;
 * an import of a backend's own folder (``minitorch_accel.backends.cupy``), which other
   code reaches through ``Backend`` methods and the registry.
 
@@ -70,6 +72,32 @@ def _type_comparisons(tree: ast.AST) -> Iterator[tuple[int, str]]:
             else:
                 continue
             break
+
+
+def _library_names(tree: ast.AST) -> Iterator[tuple[int, str]]:
+    """``xp.__name__ == "cupy"``, ``type(a).__module__.startswith("cupy")``: code that
+    recognises a backend's arrays by its library's name instead of ``Backend.owns``.
+    """
+    for node in ast.walk(tree):
+        strings: list[ast.AST] = []
+        if isinstance(node, ast.Compare):
+            strings = [node.left, *node.comparators]
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("startswith", "endswith")
+        ):
+            strings = list(node.args)
+        names = [v.value for v in strings if isinstance(v, ast.Constant)]
+        banned = [n for n in names if isinstance(n, str) and _is_banned(n)]
+        if banned:
+            yield (
+                node.lineno,
+                (
+                    f"recognises arrays by the library name {banned[0]!r} ({ast.unparse(node)}): "
+                    "ask Backend.owns / registry.device_of_array"
+                ),
+            )
 
 
 def _dynamic_imports(tree: ast.AST) -> Iterator[tuple[int, str]]:
@@ -177,6 +205,7 @@ def check_file(path: Path, root: Path | None = None) -> list[str]:
     found = [
         *_type_comparisons(tree),
         *_dynamic_imports(tree),
+        *_library_names(tree),
         *_plain_imports(tree),
         *_from_imports(tree, relative),
     ]
