@@ -121,6 +121,26 @@ def test_owns_and_device_of() -> None:
     assert not Backend().owns(np.zeros(1))
 
 
+def test_a_backend_that_cannot_run_is_asked_once_about_arrays() -> None:
+    built: list[int] = []
+
+    def unusable() -> Backend:
+        built.append(1)
+        raise RuntimeError("device 'nogpu' needs a library that is not installed")
+
+    registry.register("nogpu", unusable)
+    try:
+        assert registry.device_of_array(object()) is None
+        assert registry.device_of_array(object()) is None
+        assert built == [1]
+        registry.register("nogpu", unusable)  # registered anew: asked again
+        assert registry.device_of_array(range(2)) is None and built == [1, 1]
+        with pytest.raises(RuntimeError, match="needs a library"):
+            Device("nogpu").backend  # noqa: B018  (the error is still raised on use)
+    finally:
+        registry.unregister("nogpu")
+
+
 def test_a_tensor_from_a_backend_array_stays_on_its_device() -> None:
     with strict_backend.on_device(3):
         array = STRICT.asarray(np.arange(4.0))

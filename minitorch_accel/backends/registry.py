@@ -11,6 +11,8 @@ from .device import Device
 
 _factories: dict[str, Callable[[], Backend]] = {}
 _instances: dict[str, Backend] = {}
+#: Factories that could not build their backend when :func:`device_of_array` asked.
+_failed: dict[str, Callable[[], Backend]] = {}
 
 
 def register(name: str, factory: Callable[[], Backend]) -> None:
@@ -37,6 +39,7 @@ def unregister(name: str) -> None:
 def _forget(name: str) -> None:
     """Drop the built backend ``name``, and the devices' references to it."""
     _instances.pop(name, None)
+    _failed.pop(name, None)
     for device in list(Device._interned.values()):
         if device.type == name:
             device._backend = device._xp = None
@@ -113,12 +116,13 @@ def device_of_array(array: Any) -> Device | None:
     for backend in list(_instances.values()):
         if backend.owns(array):
             return backend.device_of(array)
-    for name in list(_factories):
-        if name in _instances:
+    for name, factory in list(_factories.items()):
+        if name in _instances or _failed.get(name) is factory:
             continue
         try:
             backend = get(name)
         except (RuntimeError, ImportError):
+            _failed[name] = factory  # not built again for this until registered anew
             continue
         if backend.owns(array):
             return backend.device_of(array)
