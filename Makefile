@@ -9,6 +9,8 @@ check: lint typecheck test docs
 lint:
 	ruff check minitorch_accel tests benchmarks examples docs
 	ruff format --check minitorch_accel tests benchmarks examples docs
+	ruff check tools
+	$(PYTHON) tools/check_backend_names.py minitorch_accel
 	lint-imports
 
 typecheck:

@@ -46,9 +46,9 @@ import contextlib
 from collections.abc import Iterator
 
 from .backends import Device, DeviceLike
-from .backends.cupy.memory import OutOfMemoryError as OutOfMemoryError
-from .backends.cupy.memory import format_bytes
 from .backends.memory_tracker import CATEGORIES, tracker
+from .backends.oom import OutOfMemoryError as OutOfMemoryError
+from .backends.oom import format_bytes
 
 __all__ = [
     "CATEGORIES",
@@ -164,8 +164,6 @@ def reset_peak_memory_stats(device: DeviceLike | None = None) -> None:
     """Start a new peak measurement on ``device`` from the bytes in use now."""
     dev = _device(device)
     dev.backend.reset_peak_memory_stats(dev)
-    if dev.type != "cpu":
-        tracker.reset_peak(dev)
 
 
 def memory_by_category(device: DeviceLike | None = None, peak: bool = False) -> dict[str, int]:

@@ -68,7 +68,7 @@ def machine_summary() -> str:
     """The environment report of ``python -m minitorch_accel info``, first lines only."""
     from minitorch_accel.utils.env import report
 
-    keep = ("python", "numpy", "cpu cores", "torch", "cupy")
+    keep = ("python", "numpy", "cpu cores", "torch", "  cuda")
     lines = [line for line in report().splitlines() if line.startswith(keep)]
     return machine_line() + "\n" + "\n".join(lines)
 

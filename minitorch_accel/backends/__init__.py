@@ -9,7 +9,7 @@ CuPy.
 from __future__ import annotations
 
 from . import cuda, cupy, numpy
-from .base import Backend, CaptureError, Transfer, TransferStats, transfer_stats
+from .base import Backend, CaptureError, Communicator, Transfer, TransferStats, transfer_stats
 from .device import Device, DeviceLike
 from .registry import available, get, register, registered, unregister
 
@@ -20,6 +20,7 @@ cupy.register()
 __all__ = [
     "Backend",
     "CaptureError",
+    "Communicator",
     "Device",
     "DeviceLike",
     "Transfer",

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import platform
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from .oom import OutOfMemoryError
 
 if TYPE_CHECKING:
     from .device import Device
@@ -102,6 +105,29 @@ class Transfer:
             self._finish()
 
 
+class Communicator:
+    """Sums one buffer per device in place, so that every device holds the sum (an
+    all-reduce), as NCCL does between GPUs.
+
+    Made by :meth:`Backend.device_communicator` (one process, several devices) or
+    :meth:`Backend.process_communicator` (one device per process).
+
+    Attributes
+    ----------
+    name : str
+        What carries the sums, e.g. ``"nccl"``; used in timings and error messages.
+    """
+
+    name: str = "abstract"
+
+    def all_reduce(self, arrays: Sequence[Any]) -> None:
+        """Replace each array (one per device of the communicator, in its order) by the
+        elementwise sum of all of them; queued on each device's current stream (wait
+        with :meth:`Backend.synchronize`).
+        """
+        raise NotImplementedError
+
+
 class Backend:
     """An array backend: an array module ``xp`` plus the few things ops cannot do alone.
 
@@ -116,6 +142,16 @@ class Backend:
     #: device: False for the CPU and for a machine with a single GPU, where every
     #: kernel runs on the one device anyway (the context costs time on every op).
     needs_device_context: bool = False
+    #: Whether this backend's arrays are NumPy arrays in the host's memory (the CPU and
+    #: its virtual devices): then a host array is already "on" the device, and copies
+    #: between the two are plain ``numpy.copyto``.
+    shares_host_memory: bool = False
+    #: Whether :meth:`pinned_empty` gives page-locked memory the device copies from
+    #: asynchronously (worth allocating host buffers through it).
+    has_pinned_memory: bool = False
+    #: Whether work is queued and runs later (a GPU): the host must
+    #: :meth:`synchronize` before it reads a clock to time that work.
+    is_asynchronous: bool = False
 
     def device_count(self) -> int:
         """How many devices of this type exist."""
@@ -233,7 +269,7 @@ class Backend:
 
     def set_memory_limit(self, device: Device, nbytes: int | None) -> None:
         """Make allocations that would take ``device`` past ``nbytes`` raise
-        :class:`~minitorch_accel.backends.cupy.memory.OutOfMemoryError` (None: no limit).
+        :class:`~minitorch_accel.backends.oom.OutOfMemoryError` (None: no limit).
 
         Here the memory tracker counts and enforces it (and is switched on for it).
         """
@@ -253,6 +289,124 @@ class Backend:
 
     def kernel(self, name: str) -> Any:
         """A backend fast path called ``name``, or None when the generic ``xp`` code is used."""
+        return None
+
+    def gemm(self, a: Any, b: Any, out: Any = None) -> Any:
+        """The matrix product ``a @ b`` (into ``out`` if given), at the precision the
+        backend chooses for the dtype (see :mod:`minitorch_accel.backends.cuda` for the
+        GPU's TF32 setting).
+        """
+        if out is None:
+            return self.xp.matmul(a, b)
+        return self.xp.matmul(a, b, out=out)
+
+    # ------------------------------------------------------------------ arrays and devices
+    def owns(self, array: Any) -> bool:
+        """True if ``array`` is an array of this backend (then :meth:`device_of` says
+        where it lives).
+        """
+        return False
+
+    def device_of(self, array: Any) -> Device:
+        """The device holding ``array``, an array this backend :meth:`owns`."""
+        raise TypeError(f"the {self.name!r} backend does not own a {type(array).__name__}")
+
+    def upload_into(self, out: Any, host: np.ndarray, device: Device) -> Any:
+        """Copy the host array ``host`` into ``out``, an array of ``device`` with the same
+        shape and dtype (asynchronously on a GPU when ``host`` is pinned); return ``out``.
+        """
+        with self.device_context(device):
+            out[...] = self.asarray(host, device)
+        return out
+
+    def download_into(self, out: np.ndarray, array: Any, device: Device) -> np.ndarray:
+        """Copy ``array`` (on ``device``) into the host array ``out``; return ``out``."""
+        out[...] = self.to_host(array)
+        return out
+
+    def current_device(self) -> int:
+        """The index of the device this thread's work goes to by default."""
+        return 0
+
+    def device_name(self, device: Device | None = None) -> str:
+        """The product name of ``device`` (here the host's processor)."""
+        return platform.processor() or platform.machine() or "unknown processor"
+
+    def describe(self) -> str:
+        """One line for the environment report: what this backend offers here."""
+        return f"{self.device_count()} device(s)"
+
+    # ------------------------------------------------------------------ timing
+    def record_event(self, device: Device) -> Any:
+        """A timing event recorded now on ``device``'s current stream, or None where
+        the device runs work as the host queues it (time it with the host clock).
+        """
+        return None
+
+    def elapsed_time(self, start: Any, end: Any) -> float:
+        """Seconds between two events of :meth:`record_event`, waiting for ``end``."""
+        raise NotImplementedError(f"the {self.name!r} backend records no timing events")
+
+    # ------------------------------------------------------------------ out of memory
+    def oom_guard(self, device: Device | None = None) -> contextlib.AbstractContextManager[Any]:
+        """A context turning the array library's out-of-memory errors on ``device`` into
+        :class:`~minitorch_accel.backends.oom.OutOfMemoryError` (a no-op here).
+        """
+        return contextlib.nullcontext()
+
+    def translate_oom(self, exc: BaseException, device: Device | None = None) -> OutOfMemoryError:
+        """The :class:`~minitorch_accel.backends.oom.OutOfMemoryError` describing ``exc``."""
+        if isinstance(exc, OutOfMemoryError):
+            return exc
+        name = self.name if device is None else str(device)
+        return OutOfMemoryError(name, getattr(exc, "_size", None))
+
+    def empty_cache(self, device: Device | None = None) -> None:
+        """Give cached, unused memory blocks back to the system (nothing is cached here)."""
+
+    # ------------------------------------------------------------------ DLPack
+    #: The DLPack device codes (``__dlpack_device__()[0]``) whose memory this backend
+    #: wraps in :meth:`from_dlpack`: 1 is the host, 2 a CUDA GPU, 3 pinned host memory.
+    dlpack_device_types: tuple[int, ...] = ()
+
+    def from_dlpack(self, obj: Any, device_id: int) -> tuple[Device, Any]:
+        """``(device, array)``: an array of this backend sharing ``obj``'s memory, which
+        DLPack says is on device ``device_id`` of a type in :attr:`dlpack_device_types`.
+        """
+        raise BufferError(f"the {self.name!r} backend does not import DLPack capsules")
+
+    def dlpack_device(self, array: Any, device: Device) -> tuple[int, int]:
+        """``(device_type, device_id)`` of ``array`` (on ``device``) in DLPack's codes."""
+        device_type, device_id = array.__dlpack_device__()
+        return (int(device_type), int(device_id))
+
+    # ------------------------------------------------------------------ collectives
+    def collectives_unavailable_reason(self, devices: Sequence[Device]) -> str | None:
+        """Why :meth:`device_communicator` cannot serve ``devices`` (a list of this
+        backend's devices), or None when it can.
+        """
+        return f"the {self.name!r} backend has no all-reduce between devices"
+
+    def device_communicator(self, devices: Sequence[Device]) -> Communicator:
+        """A :class:`Communicator` between ``devices`` of this process (one per device)."""
+        raise RuntimeError(
+            self.collectives_unavailable_reason(devices) or "no communicator between devices"
+        )
+
+    def process_communicator(
+        self,
+        device: Device,
+        rank: int,
+        world_size: int,
+        broadcast_object: Callable[[Any], Any],
+    ) -> Communicator | None:
+        """A :class:`Communicator` joining ``device`` of this process (``rank`` of
+        ``world_size``) with one device in every other process, or None where the
+        backend has none (the caller then goes through host memory and MPI).
+
+        ``broadcast_object(value)`` returns rank 0's ``value`` on every rank (the set-up
+        exchanges an identifier that way). Every rank must call this together.
+        """
         return None
 
     # ------------------------------------------------------------------ graph capture

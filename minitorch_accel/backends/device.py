@@ -115,6 +115,18 @@ class Device:
         """True for ``"cpu"``, the host itself (not a virtual ``cpu:N`` device)."""
         return self.type == "cpu" and self.index is None
 
+    @property
+    def shares_host_memory(self) -> bool:
+        """True where arrays are NumPy arrays in host memory (``"cpu"``, ``"cpu:N"``): the
+        backend's :attr:`~minitorch_accel.backends.base.Backend.shares_host_memory`.
+
+        Examples
+        --------
+        >>> Device("cpu:3").shares_host_memory
+        True
+        """
+        return self.backend.shares_host_memory
+
     def __str__(self) -> str:
         return self.type if self.index is None else f"{self.type}:{self.index}"
 

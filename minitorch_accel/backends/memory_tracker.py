@@ -16,7 +16,7 @@ for what the graph keeps for backward, else ``"other"``; a :class:`Parameter` re
 its buffer ``"parameters"``.
 
 With a limit set for a device (:meth:`MemoryTracker.set_limit`), the allocation that
-would pass it raises :class:`~minitorch_accel.backends.cupy.memory.OutOfMemoryError`,
+would pass it raises :class:`~minitorch_accel.backends.oom.OutOfMemoryError`,
 the GPU's error, before any tensor holds the array: earlier tensors are untouched.
 
 Tracking is off by default (``MINITORCH_ACCEL_TRACK_MEMORY=1`` turns it on at import);
@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .cupy.memory import OutOfMemoryError
+from .oom import OutOfMemoryError
 
 if TYPE_CHECKING:
     from .device import Device

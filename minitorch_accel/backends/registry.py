@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from . import fast_paths
 from .base import Backend
@@ -10,6 +11,8 @@ from .device import Device
 
 _factories: dict[str, Callable[[], Backend]] = {}
 _instances: dict[str, Backend] = {}
+#: Factories that could not build their backend when :func:`device_of_array` asked.
+_failed: dict[str, Callable[[], Backend]] = {}
 
 
 def register(name: str, factory: Callable[[], Backend]) -> None:
@@ -36,6 +39,7 @@ def unregister(name: str) -> None:
 def _forget(name: str) -> None:
     """Drop the built backend ``name``, and the devices' references to it."""
     _instances.pop(name, None)
+    _failed.pop(name, None)
     for device in list(Device._interned.values()):
         if device.type == name:
             device._backend = device._xp = None
@@ -78,3 +82,48 @@ def available() -> list[str]:
 def registered() -> list[str]:
     """Names of every registered backend, usable here or not."""
     return list(_factories)
+
+
+def built() -> list[Backend]:
+    """The backends built so far (in the order they were built)."""
+    return list(_instances.values())
+
+
+def for_module(xp: Any) -> Backend:
+    """The built backend whose array module is ``xp`` (``numpy`` -> the ``cpu`` one).
+
+    Raises
+    ------
+    ValueError
+        If no built backend uses ``xp``.
+    """
+    for backend in _instances.values():
+        if backend.xp is xp:
+            return backend
+    for name in available():  # builds the ones that can run here
+        backend = _instances[name]
+        if backend.xp is xp:
+            return backend
+    raise ValueError(f"no backend uses the array module {getattr(xp, '__name__', xp)!r}")
+
+
+def device_of_array(array: Any) -> Device | None:
+    """The device of the backend that owns ``array``, or None when none does.
+
+    The backends built so far are asked first; the others are built (where they can
+    run) only for an array none of those owns.
+    """
+    for backend in list(_instances.values()):
+        if backend.owns(array):
+            return backend.device_of(array)
+    for name, factory in list(_factories.items()):
+        if name in _instances or _failed.get(name) is factory:
+            continue
+        try:
+            backend = get(name)
+        except (RuntimeError, ImportError):
+            _failed[name] = factory  # not built again for this until registered anew
+            continue
+        if backend.owns(array):
+            return backend.device_of(array)
+    return None

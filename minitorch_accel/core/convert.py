@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backends import Device, DeviceLike, transfer_stats
+from ..backends import Device, DeviceLike, registry, transfer_stats
 from .defaults import get_default_device, get_default_dtype
 
 HOST = Device("cpu")
@@ -42,13 +42,16 @@ def move_array(array: Any, src: Device, dst: Device, non_blocking: bool = False)
     ``upload`` to the destination (from pinned memory, asynchronously, where the
     backend can and ``non_blocking`` asks for it).
     """
-    if src.type == dst.type:
-        out = src.backend.copy_between(array, src, dst, non_blocking)
-    elif src.type == "cpu":
-        out = dst.backend.upload(array, dst, non_blocking)
+    src_backend, dst_backend = src.backend, dst.backend
+    if src_backend is dst_backend:
+        out = src_backend.copy_between(array, src, dst, non_blocking)
+    elif src_backend.shares_host_memory:
+        out = dst_backend.upload(array, dst, non_blocking)
     else:
-        host = src.backend.download(array)
-        out = dst.backend.upload(host, dst, non_blocking) if dst.type != "cpu" else host
+        host = src_backend.download(array)
+        if not dst_backend.shares_host_memory:
+            host = dst_backend.upload(host, dst, non_blocking)
+        out = host
     transfer_stats.record(src, dst, int(array.nbytes))
     return out
 
@@ -58,7 +61,8 @@ def to_array(data: Any, dtype: DTypeLike, device: DeviceLike | None) -> tuple[De
 
     Python floats become float32 and Python ints int64 (as in PyTorch); arrays keep
     their dtype unless ``dtype`` is given. A CuPy array stays on its GPU unless
-    ``device`` says otherwise.
+    ``device`` says otherwise (the backend that :meth:`~minitorch_accel.backends.base.Backend.owns`
+    an array says where it lives).
     """
     if dtype is not None:
         dtype = as_dtype(dtype)
@@ -66,7 +70,7 @@ def to_array(data: Any, dtype: DTypeLike, device: DeviceLike | None) -> tuple[De
     if device is None and source is HOST:
         device = get_default_device()
     dev = source if device is None else Device(device)
-    if source is not dev and source.type == "cuda":
+    if source is not dev and not source.shares_host_memory:
         data = source.backend.to_host(data)
     if dtype is None and not hasattr(data, "dtype"):
         probe = np.asarray(data)
@@ -81,6 +85,6 @@ def to_array(data: Any, dtype: DTypeLike, device: DeviceLike | None) -> tuple[De
 
 
 def _device_of_array(data: Any) -> Device:
-    if type(data).__module__.startswith("cupy"):
-        return Device(f"cuda:{data.device.id}")
-    return HOST
+    if isinstance(data, (np.ndarray, np.generic, list, tuple, int, float, bool)):
+        return HOST
+    return registry.device_of_array(data) or HOST

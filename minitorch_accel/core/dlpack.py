@@ -26,10 +26,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-from ..backends import Device
-from .convert import HOST, as_dtype
+from ..backends import Backend, registry
+from .convert import as_dtype
 from .tensor import Tensor
 
 __all__ = ["DLDeviceType", "dlpack_device", "export_capsule", "from_dlpack", "to_dlpack"]
@@ -42,6 +40,10 @@ class DLDeviceType:
     CUDA = 2
     CUDA_HOST = 3  # page-locked host memory
     CUDA_MANAGED = 13
+
+
+#: The device types of the standard that some backend may serve, when it can run.
+_KNOWN = (DLDeviceType.CPU, DLDeviceType.CUDA, DLDeviceType.CUDA_HOST, DLDeviceType.CUDA_MANAGED)
 
 
 def from_dlpack(obj: Any) -> Tensor:
@@ -75,21 +77,31 @@ def from_dlpack(obj: Any) -> Tensor:
             f"or CuPy array, a PyTorch tensor...), got {type(obj).__name__}"
         )
     device_type, device_id = (int(v) for v in obj.__dlpack_device__())
-    if device_type in (DLDeviceType.CPU, DLDeviceType.CUDA_HOST):
-        array = np.from_dlpack(obj)
-        device = HOST
-    elif device_type in (DLDeviceType.CUDA, DLDeviceType.CUDA_MANAGED):
-        device = Device(f"cuda:{device_id}")
-        backend = device.backend  # the clear error when CuPy or the GPU is missing
-        with backend.device_context(device):
-            array = backend.xp.from_dlpack(obj)
-    else:
-        raise BufferError(
-            f"from_dlpack: DLPack device type {device_type} is not supported (only the "
-            "host and CUDA GPUs are)"
-        )
+    device, array = _importer(device_type).from_dlpack(obj, device_id)
     as_dtype(array.dtype)
     return Tensor._make(array, device, False, None)
+
+
+def _importer(device_type: int) -> Backend:
+    """The backend whose :attr:`~minitorch_accel.backends.base.Backend.dlpack_device_types`
+    has ``device_type`` (backends that cannot run here are skipped; if one of them
+    could have served, its error, which says what is missing, is raised).
+    """
+    missing: list[BaseException] = []
+    for name in registry.registered():
+        try:
+            backend = registry.get(name)
+        except (RuntimeError, ImportError) as exc:
+            missing.append(exc)
+            continue
+        if device_type in backend.dlpack_device_types:
+            return backend
+    if device_type in _KNOWN and missing:
+        raise missing[0]
+    raise BufferError(
+        f"from_dlpack: DLPack device type {device_type} is not supported (no backend "
+        f"registered here imports it; registered: {registry.registered()})"
+    )
 
 
 def dlpack_device(tensor: Tensor) -> tuple[int, int]:
@@ -97,12 +109,8 @@ def dlpack_device(tensor: Tensor) -> tuple[int, int]:
 
     Virtual CPU devices (``"cpu:N"``) live in host memory: ``(1, 0)``.
     """
-    if tensor.device.type == "cuda":
-        return (DLDeviceType.CUDA, tensor.device.index or 0)
-    if tensor.device.type == "cpu":
-        return (DLDeviceType.CPU, 0)
-    device_type, device_id = tensor.array.__dlpack_device__()
-    return (int(device_type), int(device_id))
+    device = tensor.device
+    return device.backend.dlpack_device(tensor.array, device)
 
 
 def export_capsule(

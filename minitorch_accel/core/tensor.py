@@ -307,7 +307,7 @@ class Tensor(TensorData, TensorMethods):
         """``value`` as something this tensor's array accepts (on its device)."""
         if isinstance(value, Tensor):
             return value.to(self.device).array
-        if isinstance(value, np.ndarray) and self.device.type != "cpu":
+        if isinstance(value, np.ndarray) and not self.device.shares_host_memory:
             return self.device.backend.asarray(value, self.device)
         return value
 

@@ -9,6 +9,10 @@ which says whether CuPy, the driver or the device is missing.
 ``device`` arguments accept ``None`` (the current GPU), an index, ``"cuda:1"`` or a
 :class:`~minitorch_accel.Device`.
 
+This namespace is a facade: every function asks the backend registered as ``"cuda"``
+(:data:`BACKEND`) through :class:`~minitorch_accel.backends.base.Backend` methods and
+imports nothing of CuPy.
+
 :mod:`minitorch_accel.cuda.graphs` captures a whole training step as a CUDA graph
 (:func:`~minitorch_accel.cuda.graphs.capture_step`, and PyTorch's :class:`CUDAGraph` and
 :func:`graph`).
@@ -26,18 +30,13 @@ Examples
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING, Union
+from typing import Union
 
 from .. import memory as _memory
-from ..backends import Device, registry
-from ..backends.cupy.memory import OutOfMemoryError, format_bytes
-from ..backends.cupy.memory import oom_guard as _oom_guard
-from ..backends.cupy.memory import translate_oom as _translate_oom
+from ..backends import Backend, Device, registry
+from ..backends.oom import OutOfMemoryError, format_bytes
 from . import graphs
 from .graphs import CUDAGraph, capture_step, graph
-
-if TYPE_CHECKING:
-    from ..backends.cupy.backend import CupyBackend
 
 DeviceArg = Union[int, str, Device, None]  # noqa: UP007  (a runtime alias)
 
@@ -67,18 +66,21 @@ __all__ = [
 ]
 
 
-def _backend() -> CupyBackend | None:
-    """The CuPy backend, or None when it cannot run here."""
+#: The device type (and registry name) of the backend this namespace speaks for.
+BACKEND = "cuda"
+
+
+def _backend() -> Backend | None:
+    """The ``cuda`` backend, or None when it cannot run here."""
     try:
-        backend = registry.get("cuda")
+        return registry.get(BACKEND)
     except (RuntimeError, ImportError):
         return None
-    return backend  # type: ignore[return-value]
 
 
-def _require() -> CupyBackend:
-    """The CuPy backend; raises its clear ``RuntimeError`` when it cannot run here."""
-    return registry.get("cuda")  # type: ignore[return-value]
+def _require() -> Backend:
+    """The ``cuda`` backend; raises its clear ``RuntimeError`` when it cannot run here."""
+    return registry.get(BACKEND)
 
 
 def _device(device: DeviceArg) -> Device | None:
@@ -87,16 +89,11 @@ def _device(device: DeviceArg) -> Device | None:
     if isinstance(device, int):
         if device < 0:
             raise ValueError(f"a GPU index is non-negative, got {device}")
-        return Device(f"cuda:{device}")
+        return Device(f"{BACKEND}:{device}")
     dev = Device(device)
-    if dev.type != "cuda":
+    if dev.type != BACKEND:
         raise ValueError(f"expected a CUDA device such as 'cuda:0', got '{dev}'")
     return dev
-
-
-def _index(device: DeviceArg) -> int | None:
-    dev = _device(device)
-    return None if dev is None else (dev.index or 0)
 
 
 def is_available() -> bool:
@@ -112,7 +109,7 @@ def device_count() -> int:
 
 def current_device() -> int:
     """The index of CuPy's current GPU in this thread."""
-    return int(_require().xp.cuda.runtime.getDevice())
+    return _require().current_device()
 
 
 def synchronize(device: DeviceArg = None) -> None:
@@ -131,26 +128,26 @@ def get_device_name(device: DeviceArg = None) -> str:
 
 def mem_get_info(device: DeviceArg = None) -> tuple[int, int]:
     """``(free, total)`` bytes of the GPU, as the driver reports them."""
-    stats = _require().memory_stats(_device(device))
+    stats = _require().memory_stats(_gpu(device))
     return stats["free"], stats["total"]
 
 
 def memory_stats(device: DeviceArg = None) -> dict[str, int]:
     """``allocated``, ``held``, ``peak``, ``free`` and ``total`` bytes (all 0 without a GPU).
 
-    See :meth:`minitorch_accel.backends.cupy.backend.CupyBackend.memory_stats`.
+    See :meth:`minitorch_accel.backends.base.Backend.memory_stats`.
     """
-    dev = _device(device)
+    _device(device)  # checks the argument, GPU or not
     backend = _backend()
     if backend is None:
         return {"allocated": 0, "held": 0, "peak": 0, "free": 0, "total": 0}
-    return backend.memory_stats(dev)
+    return backend.memory_stats(_gpu(device))
 
 
 def _gpu(device: DeviceArg) -> Device:
     """``device`` as a Device, None meaning the current GPU."""
     dev = _device(device)
-    return dev if dev is not None else Device(f"cuda:{current_device()}")
+    return dev if dev is not None else Device(f"{BACKEND}:{current_device()}")
 
 
 def memory_allocated(device: DeviceArg = None) -> int:
@@ -167,7 +164,7 @@ def max_memory_allocated(device: DeviceArg = None) -> int:
     """The most bytes in live arrays since the start or :func:`reset_peak_memory_stats`
     (see :func:`minitorch_accel.memory.max_memory_allocated`).
 
-    Exact to within 1 MiB (see :class:`~minitorch_accel.backends.cupy.memory.TrackingAllocator`).
+    On a GPU exact to within 1 MiB (the CuPy backend samples its pool's usage).
     """
     _device(device)
     if _backend() is None:
@@ -229,7 +226,12 @@ def translate_oom(exc: BaseException, device: DeviceArg = None) -> OutOfMemoryEr
     Use as ``raise translate_oom(exc, device) from exc``. The result names the bytes
     requested (when CuPy says), and the free and total memory of the device.
     """
-    return _translate_oom(exc, _index(device))
+    dev, backend = _device(device), _backend()
+    if backend is not None:
+        return backend.translate_oom(exc, dev)
+    if isinstance(exc, OutOfMemoryError):
+        return exc
+    return OutOfMemoryError(BACKEND if dev is None else str(dev), getattr(exc, "_size", None))
 
 
 def oom_guard(device: DeviceArg = None) -> contextlib.AbstractContextManager[None]:
@@ -241,4 +243,7 @@ def oom_guard(device: DeviceArg = None) -> contextlib.AbstractContextManager[Non
     >>> with mta.cuda.oom_guard():
     ...     pass
     """
-    return _oom_guard(_index(device))
+    backend = _backend()
+    if backend is None:
+        return contextlib.nullcontext()
+    return backend.oom_guard(_device(device))

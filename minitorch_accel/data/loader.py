@@ -70,7 +70,7 @@ def _flatten(batch: Any) -> tuple[Fields, Any]:
 
     def take(leaf: Any) -> Any:
         if isinstance(leaf, Tensor):
-            if leaf.device.type != "cpu":
+            if not leaf.device.shares_host_memory:
                 return leaf  # already on a device: passed through as it is
             leaf = leaf.detach().numpy()
         leaves.append(leaf)
@@ -100,13 +100,11 @@ def _rebuild(spec: Any, tensors: Sequence[Tensor]) -> Any:
 
 
 def _pinned_empty() -> Empty | None:
-    """Page-locked host buffers from the first accelerator backend that has a device."""
+    """Page-locked host buffers from the first backend that has them and a device."""
     for name in registry.registered():
-        if name == "cpu":
-            continue
         try:
             backend = registry.get(name)
-            if backend.device_count() > 0:
+            if backend.has_pinned_memory and backend.device_count() > 0:
                 return backend.pinned_empty
         except (RuntimeError, ImportError):
             continue

@@ -113,7 +113,7 @@ def prefetch(gathers: Sequence[Gather], device: Device, depth: int) -> Iterator[
     def build(gather: Gather) -> tuple[Batch, list[Transfer]]:
         if device is HOST:  # nothing to copy: the gathered arrays are the batch
             return tuple(from_numpy(np.ascontiguousarray(f)) for f in gather(None)), []
-        if device.type == "cpu":  # virtual devices share the host's memory: pinning
+        if device.shares_host_memory:  # virtual devices share the host's memory: pinning
             return move(gather(None), device)  # buys nothing
         ring.next_slot()
         batch, transfers = move(gather(ring.empty), device)

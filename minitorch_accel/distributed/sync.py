@@ -35,62 +35,26 @@ def unpack(flat: Any, shapes: Sequence[tuple[int, ...]]) -> list[Any]:
     return FlatLayout(shapes, [flat.dtype] * len(shapes), flat.dtype).unpack(flat)
 
 
-class _Nccl:
-    """A NCCL communicator between the ranks' GPUs, set up through MPI once."""
-
-    communicators: dict[int, Any] = {}
-
-    @classmethod
-    def get(cls, device_index: int) -> Any:
-        found = cls.communicators.get(device_index)
-        if found is None:
-            from cupy.cuda import nccl
-
-            uid = comm.broadcast_object(nccl.get_unique_id() if comm.rank() == 0 else None)
-            found = nccl.NcclCommunicator(comm.world_size(), uid, comm.rank())
-            cls.communicators[device_index] = found
-        return found
-
-
-def _nccl_available() -> bool:
-    try:
-        from cupy.cuda import nccl
-
-        return bool(nccl.available) if hasattr(nccl, "available") else True
-    except Exception:
-        return False
-
-
 def allreduce_flat(flat: Tensor) -> None:
-    """Sum a flat buffer over all ranks, in place: NCCL for GPU buffers when present,
-    otherwise staged through host memory and MPI.
+    """Sum a flat buffer over all ranks, in place: through the backend's communicator
+    (:meth:`~minitorch_accel.backends.base.Backend.process_communicator`, NCCL between
+    GPUs) where it has one, otherwise staged through host memory and MPI.
     """
     if comm.world_size() == 1:
         return
     device = flat.device
-    if device.type == "cuda" and _nccl_available():
-        from cupy.cuda import nccl
-
-        kinds = {np.dtype(np.float32): nccl.NCCL_FLOAT32, np.dtype(np.float64): nccl.NCCL_FLOAT64}
-        stream = flat.xp.cuda.get_current_stream()
-        communicator = _Nccl.get(device.index or 0)
+    backend = device.backend
+    communicator = backend.process_communicator(
+        device, comm.rank(), comm.world_size(), comm.broadcast_object
+    )
+    if communicator is not None:
         data = flat.array
-        comm.guarded(
-            "nccl allreduce",
-            lambda: communicator.allReduce(
-                data.data.ptr,
-                data.data.ptr,
-                data.size,
-                kinds[data.dtype],
-                nccl.NCCL_SUM,
-                stream.ptr,
-            ),
-        )
-        stream.synchronize()
+        comm.guarded(f"{communicator.name} allreduce", lambda: communicator.all_reduce([data]))
+        backend.synchronize(device)
         return
     host = np.ascontiguousarray(device.backend.to_host(flat.array))
     comm.allreduce_array(host)
-    if device.type == "cpu":
+    if device.shares_host_memory:
         flat.array[...] = host
     else:
         flat.array[...] = device.backend.asarray(host, device)
@@ -117,9 +81,10 @@ def broadcast_parameters(model: Any, root: int = 0) -> None:
             flat = pack(np, host)
             comm.broadcast_array(flat, root=root)
             for t, values in zip(group, unpack(flat, [t.shape for t in group]), strict=True):
-                t.array[...] = (
-                    values if t.device.type == "cpu" else t.device.backend.asarray(values, t.device)
-                )
+                device = t.device
+                if not device.shares_host_memory:
+                    values = device.backend.asarray(values, device)
+                t.array[...] = values
 
 
 def pack_gradients(params: Sequence[Tensor], extra: Sequence[float] = ()) -> Tensor:

@@ -34,7 +34,7 @@ def as_operand(value: Operand, like: Tensor) -> Tensor:
         return value
     if isinstance(value, (int, float, bool, np.number, np.bool_)):
         dtype = _scalar_dtype(like.dtype, value)
-        if like.device.type == "cpu":
+        if like.device.shares_host_memory:
             array = like.xp.asarray(value, dtype=dtype)
         else:  # created on the tensor's own GPU
             array = like.device.backend.asarray(value, like.device, dtype)

@@ -377,7 +377,7 @@ class Pipeline:
 
     def _event(self, run: _Run, s: int, i: int, kind: str, start: float) -> TimelineEvent:
         device = self.devices[s]
-        if device.type != "cpu":  # the end of the work, not of its queueing
+        if device.backend.is_asynchronous:  # the end of the work, not of its queueing
             device.backend.synchronize(device)
         end = perf_counter() - run.start
         return TimelineEvent(s, i, kind, start - run.start, end, str(device))
@@ -506,6 +506,6 @@ def _send(array: Any, src: Device, dst: Device) -> Any:
     real compute time rather than the time to queue it.
     """
     moved = array if src is dst else move_array(array, src, dst)
-    if src.type != "cpu":
+    if src.backend.is_asynchronous:
         src.backend.synchronize(src)
     return moved

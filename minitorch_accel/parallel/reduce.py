@@ -7,9 +7,10 @@ unpacks views out of it.
 :class:`HostLink` moves such a buffer between the host and one device (through pinned
 host memory on a GPU) and counts the bytes in
 :data:`minitorch_accel.backends.transfer_stats`. :func:`weighted_sum` averages the
-towers' buffers, and :class:`DeviceReducer` does the same between devices: an NCCL
-all-reduce when the devices are distinct GPUs and CuPy has NCCL, otherwise copies into
-tower 0, the average there, and copies back.
+towers' buffers, and :class:`DeviceReducer` does the same between devices: the
+backend's all-reduce (:meth:`~minitorch_accel.backends.base.Backend.device_communicator`,
+NCCL between distinct GPUs) where it has one, otherwise copies into tower 0, the average
+there, and copies back.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backends import Device, transfer_stats
+from ..backends import Communicator, Device, transfer_stats
 from ..core.convert import HOST, move_array
 
 
@@ -81,10 +82,8 @@ class HostLink:
         with device.backend.device_context(device):
             if buffer is None or buffer.shape != host_flat.shape or buffer.dtype != host_flat.dtype:
                 buffer = self._on_device = device.xp.empty(host_flat.shape, host_flat.dtype)
-            if device.type == "cpu":
-                np.copyto(buffer, host_flat)
-            else:  # asynchronous on the current stream (CuPy): host_flat is pinned
-                buffer.set(host_flat)
+        # asynchronous on a GPU's current stream: host_flat is pinned
+        device.backend.upload_into(buffer, host_flat, device)
         if not device.is_host:
             transfer_stats.record(HOST, device, int(host_flat.nbytes))
         return buffer
@@ -93,45 +92,40 @@ class HostLink:
         """``flat``'s values in this link's host buffer (overwritten by the next call)."""
         device, buffer = self.device, self._on_host
         if buffer is None or buffer.shape != flat.shape or buffer.dtype != flat.dtype:
-            make = pinned_empty if device.type == "cuda" else np.empty
-            buffer = self._on_host = make(int(flat.size), flat.dtype)
-        if device.type == "cpu":
-            np.copyto(buffer, flat)
-        else:
-            with device.backend.device_context(device):
-                flat.get(out=buffer)
+            buffer = self._on_host = host_buffer([device], int(flat.size), flat.dtype)
+        device.backend.download_into(buffer, flat, device)
         if not device.is_host:
             transfer_stats.record(device, HOST, int(flat.nbytes))
         return buffer
 
 
-def pinned_empty(numel: int, dtype: np.dtype[Any]) -> np.ndarray:
-    """A NumPy array in pinned host memory when CuPy is usable, else an ordinary one."""
-    try:
-        import cupy
+def host_buffer(devices: Sequence[Device], numel: int, dtype: Any) -> np.ndarray:
+    """An uninitialised 1-D host array of ``numel`` elements that ``devices`` copy to
+    and from: pinned (page-locked) by the first of their backends that
+    :attr:`~minitorch_accel.backends.base.Backend.has_pinned_memory`, else ordinary.
 
-        memory = cupy.cuda.alloc_pinned_memory(max(numel, 1) * np.dtype(dtype).itemsize)
-    except Exception:  # no CuPy or no driver: pageable memory does the same job, slower
-        return np.empty(numel, dtype=dtype)
-    return np.frombuffer(memory, dtype=dtype, count=numel)
+    Examples
+    --------
+    >>> from minitorch_accel.backends import Device
+    >>> host_buffer([Device("cpu:1")], 4, np.float32).shape
+    (4,)
+    """
+    for device in devices:
+        if device.backend.has_pinned_memory:
+            return device.backend.pinned_empty((numel,), dtype)
+    return np.empty(numel, dtype=dtype)
 
 
 def nccl_unavailable_reason(devices: Sequence[Device]) -> str | None:
-    """Why an NCCL all-reduce cannot serve ``devices``, or None when it can."""
+    """Why the backend's all-reduce (NCCL on GPUs) cannot serve ``devices``, or None
+    when it can.
+    """
     if len(devices) < 2:
         return "a single tower has nothing to all-reduce"
-    if any(d.type != "cuda" for d in devices):
-        return "NCCL needs CUDA devices"
-    if len({d.index for d in devices}) != len(devices):
-        return "a GPU appears twice (NCCL needs one rank per GPU)"
-    try:
-        from cupy.cuda import nccl
-
-        if not nccl.available:
-            return "CuPy was built without NCCL"
-    except Exception as exc:
-        return f"cupy.cuda.nccl cannot be imported ({type(exc).__name__}: {exc})"
-    return None
+    backend = devices[0].backend
+    if any(d.backend is not backend for d in devices):
+        return "the devices belong to different backends"
+    return backend.collectives_unavailable_reason(devices)
 
 
 class DeviceReducer:
@@ -148,24 +142,23 @@ class DeviceReducer:
     Attributes
     ----------
     method : str
-        ``"nccl"`` or ``"copy"``.
+        The communicator's name (``"nccl"``) or ``"copy"``.
     reason : str or None
-        Why NCCL is not used.
+        Why no communicator is used.
     """
 
     def __init__(self, devices: Sequence[Device], use_nccl: bool | None = None) -> None:
         self.devices = list(devices)
         self.reason = nccl_unavailable_reason(self.devices)
-        self._comms: list[Any] = []
+        self._communicator: Communicator | None = None
         if use_nccl is False:
             self.reason = self.reason or "NCCL turned off by the caller"
         elif use_nccl is True and self.reason is not None:
             raise RuntimeError(f"cannot all-reduce with NCCL: {self.reason}")
         if self.reason is None:
-            from cupy.cuda import nccl
-
-            self._comms = list(nccl.NcclCommunicator.initAll([d.index for d in self.devices]))
-        self.method = "nccl" if self._comms else "copy"
+            backend = self.devices[0].backend
+            self._communicator = backend.device_communicator(self.devices)
+        self.method = "copy" if self._communicator is None else self._communicator.name
 
     def all_reduce(
         self, flats: Sequence[Any], weights: Sequence[float]
@@ -179,8 +172,8 @@ class DeviceReducer:
         seconds : dict
             Time spent in ``gather``, ``average`` and ``broadcast``.
         """
-        if self.method == "nccl":
-            return self._nccl(flats, weights)
+        if self._communicator is not None:
+            return self._all_reduce(self._communicator, flats, weights)
         return self._through_tower0(flats, weights)
 
     def _through_tower0(
@@ -205,36 +198,16 @@ class DeviceReducer:
         t3 = perf_counter()
         return averaged, {"gather": t1 - t0, "average": t2 - t1, "broadcast": t3 - t2}
 
-    def _nccl(
-        self, flats: Sequence[Any], weights: Sequence[float]
+    def _all_reduce(
+        self, communicator: Communicator, flats: Sequence[Any], weights: Sequence[float]
     ) -> tuple[list[Any], dict[str, float]]:
         from time import perf_counter
 
-        import cupy
-        from cupy.cuda import nccl
-
-        kinds = {
-            np.dtype("float16"): nccl.NCCL_FLOAT16,
-            np.dtype("float32"): nccl.NCCL_FLOAT32,
-            np.dtype("float64"): nccl.NCCL_FLOAT64,
-        }
         t0 = perf_counter()
         for flat, weight, device in zip(flats, weights, self.devices, strict=True):
-            with cupy.cuda.Device(device.index):
+            with device.backend.device_context(device):
                 flat *= weight  # pre-scaled, so the all-reduce's sum is the weighted average
-        nccl.groupStart()
-        for comm, flat, device in zip(self._comms, flats, self.devices, strict=True):
-            with cupy.cuda.Device(device.index):
-                stream = cupy.cuda.get_current_stream().ptr
-                comm.allReduce(
-                    flat.data.ptr,
-                    flat.data.ptr,
-                    flat.size,
-                    kinds[flat.dtype],
-                    nccl.NCCL_SUM,
-                    stream,
-                )
-        nccl.groupEnd()
+        communicator.all_reduce(flats)
         for device in self.devices:
             _synchronize(device)
         elapsed = perf_counter() - t0

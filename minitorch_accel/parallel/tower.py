@@ -32,7 +32,7 @@ from ..backends import Device, DeviceLike, transfer_stats
 from ..core.grad_mode import is_grad_enabled, set_grad_enabled
 from ..core.tensor import Tensor
 from ..ops.flat import FlatLayout
-from .reduce import DeviceReducer, HostLink, pinned_empty, weighted_sum
+from .reduce import DeviceReducer, HostLink, host_buffer, weighted_sum
 from .replicate import (
     ModuleLike,
     OptimizerLike,
@@ -181,8 +181,7 @@ class TowerTrainer(Generic[M]):
         self._towers = [TowerTensors(replica) for replica in self.replicas]
         self._training = model.training
         self._links = [HostLink(device) for device in self.devices]
-        pinned = any(d.type == "cuda" for d in self.devices)
-        self._host_flat = (pinned_empty if pinned else np.empty)(self.state_layout.numel, dtype)
+        self._host_flat = host_buffer(self.devices, self.state_layout.numel, dtype)
         self._averaged = np.empty(self.grad_layout.numel, dtype)  # the master .grad views it
         self._packed: list[Any] = [None] * len(self.devices)  # each tower's, on its device
         self._reducer: DeviceReducer | None = None

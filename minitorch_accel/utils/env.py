@@ -38,7 +38,7 @@ def report() -> str:
         f"numpy           {np.__version__} (BLAS: {blas_name()})",
         f"cpu cores       {os.cpu_count()}",
     ]
-    for module in ("cupy", "mpi4py", "tqdm", "matplotlib", "torch"):
+    for module in ("mpi4py", "tqdm", "matplotlib", "torch"):
         lines.append(f"{module:<15} {_version(module)}")
     lines.append("backends:")
     for name in backends.registered():
@@ -47,8 +47,5 @@ def report() -> str:
         except (RuntimeError, ImportError) as exc:
             lines.append(f"  {name:<6} unavailable: {exc}")
             continue
-        if name == "cpu":
-            lines.append("  cpu    available: host 'cpu' and virtual devices 'cpu:0'..'cpu:63'")
-        else:
-            lines.append(f"  {name:<6} available: {backend.device_count()} device(s)")
+        lines.append(f"  {name:<6} available: {backend.describe()}")
     return "\n".join(lines)

@@ -35,8 +35,8 @@ from typing import Any
 import numpy as np
 
 from .. import nn
-from ..backends.cupy.memory import format_bytes
 from ..backends.image_geometry import conv_geometry
+from ..backends.oom import format_bytes
 
 __all__ = ["LayerMemory", "MemoryEstimate", "memory_estimate"]
 

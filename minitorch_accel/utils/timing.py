@@ -87,9 +87,10 @@ class Timer:
     """Time a block of code, waiting for the device's queued work to finish.
 
     On entry the device is synchronized (work queued before the block is not counted);
-    on exit it is synchronized again and the clock read. On a CUDA device with
-    ``cuda_events=True`` the GPU timestamps two events instead, which measures the
-    GPU's own time between the start and the end of the block.
+    on exit it is synchronized again and the clock read. On a device whose backend
+    records timing events (a GPU: :meth:`~minitorch_accel.backends.base.Backend.record_event`)
+    with ``cuda_events=True`` the device timestamps two events instead, which measures
+    its own time between the start and the end of the block.
 
     Parameters
     ----------
@@ -109,7 +110,7 @@ class Timer:
         self.cuda_events = cuda_events
         self.elapsed = math.nan
         self._start: Any = None
-        self._events: tuple[Any, Any] | None = None
+        self._events: tuple[Any, None] | None = None
 
     @property
     def elapsed_ms(self) -> float:
@@ -122,24 +123,20 @@ class Timer:
 
     def __enter__(self) -> Timer:
         self._sync()
-        if self.device is not None and self.device.type == "cuda" and self.cuda_events:
-            cupy = self.device.backend.xp
-            with self.device.backend.device_context(self.device):
-                self._events = (cupy.cuda.Event(), cupy.cuda.Event())
-                self._events[0].record()
-        else:
+        device = self.device
+        if device is not None and self.cuda_events:
+            start = device.backend.record_event(device)  # None: the host clock it is
+            self._events = None if start is None else (start, None)
+        if self._events is None:
             self._start = time.perf_counter()
         return self
 
     def __exit__(self, *exc: object) -> None:
         if self._events is not None:
             assert self.device is not None
-            start, end = self._events
-            cupy = self.device.backend.xp
-            with self.device.backend.device_context(self.device):
-                end.record()
-                end.synchronize()
-            self.elapsed = float(cupy.cuda.get_elapsed_time(start, end)) / 1e3
+            backend = self.device.backend
+            end = backend.record_event(self.device)
+            self.elapsed = backend.elapsed_time(self._events[0], end)
             self._events = None
         else:
             self._sync()

@@ -16,7 +16,7 @@ import numpy as np
 
 from minitorch_accel.backends import Backend, Device, registry
 from support.strict_devices import StrictDevice, on_device
-from support.strict_xp import STRICT, _call
+from support.strict_xp import STRICT, StrictArray, _call
 
 
 class StrictGenerator:
@@ -57,6 +57,22 @@ class StrictBackend(Backend):
     def copy_between(self, array: Any, src: Device, dst: Device, non_blocking: bool) -> Any:
         with on_device(dst.index or 0):
             return array.copy()  # onto the current device, as CuPy copies between GPUs
+
+    def owns(self, array: Any) -> bool:
+        return isinstance(array, StrictArray)
+
+    def device_of(self, array: Any) -> Device:
+        return Device(f"{self.name}:{array.device.id}")
+
+    def upload_into(self, out: Any, host: np.ndarray, device: Device) -> Any:
+        with self.device_context(device):
+            out.set(host)  # as the CuPy backend: the explicit copy from the host
+        return out
+
+    def download_into(self, out: np.ndarray, array: Any, device: Device) -> np.ndarray:
+        with self.device_context(device):
+            array.get(out=out)
+        return out
 
     def generator(self, device: Device) -> StrictGenerator:
         gen = self._generators.get(device)

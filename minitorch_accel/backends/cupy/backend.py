@@ -21,14 +21,16 @@ from __future__ import annotations
 import collections
 import contextlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..base import Backend, CaptureError, Transfer
+from ..base import Backend, CaptureError, Communicator, Transfer
+from ..oom import OutOfMemoryError as OutOfMemoryError
+from . import collectives
 from .graphs import CupyGraph, CupyGraphs, capture_error
-from .memory import OutOfMemoryError, TrackingAllocator, oom_guard, translate_oom
+from .memory import TrackingAllocator, oom_guard, translate_oom
 
 if TYPE_CHECKING:
     from ..device import Device
@@ -87,6 +89,9 @@ class CupyBackend(Backend):
     """
 
     name = "cuda"
+    has_pinned_memory = True
+    is_asynchronous = True
+    dlpack_device_types: tuple[int, ...] = (2, 13)  # kDLCUDA, kDLCUDAManaged
 
     def __init__(self) -> None:
         from .ops import CupyFastPaths
@@ -105,6 +110,7 @@ class CupyBackend(Backend):
         self._checks: collections.deque[Callable[[], None]] = collections.deque()
         self._checks_lock = threading.Lock()
         self._graphs = CupyGraphs(self.xp)
+        self._process_comms: dict[tuple[int, int, int], Communicator] = {}
 
     def device_count(self) -> int:
         """How many devices this backend has."""
@@ -320,10 +326,14 @@ class CupyBackend(Backend):
 
     def reset_peak_memory_stats(self, device: Device | None = None) -> None:
         """Restart the peak measurement of ``device`` from the bytes in use now."""
+        from ..device import Device
+        from ..memory_tracker import tracker
+
         index = self._current(device)
         with self.xp.cuda.Device(index):
             used = int(self.xp.get_default_memory_pool().used_bytes())
         self.allocator.reset_peak(index, used)
+        tracker.reset_peak(Device(f"{self.name}:{index}"))  # the peaks by category too
 
     def total_memory(self, device: Device) -> int:
         """Bytes of memory of GPU ``device``, as the driver reports them."""
@@ -360,10 +370,125 @@ class CupyBackend(Backend):
         name = self.xp.cuda.runtime.getDeviceProperties(self._current(device))["name"]
         return name.decode() if isinstance(name, bytes) else str(name)
 
+    def current_device(self) -> int:
+        """The index of CuPy's current GPU in this thread."""
+        return int(self.xp.cuda.runtime.getDevice())
+
+    def describe(self) -> str:
+        """The GPUs, CuPy's version and the first GPU's name."""
+        return f"{self._count} device(s) (CuPy {self.xp.__version__}, {self.device_name()})"
+
+    # ------------------------------------------------------------------ arrays and devices
+    def owns(self, array: Any) -> bool:
+        """True for CuPy arrays."""
+        return isinstance(array, self.xp.ndarray)
+
+    def device_of(self, array: Any) -> Device:
+        """``cuda:N``, the GPU holding the CuPy array ``array``."""
+        from ..device import Device
+
+        return Device(f"{self.name}:{array.device.id}")
+
+    def upload_into(self, out: Any, host: np.ndarray, device: Device) -> Any:
+        """Copy ``host`` into the GPU array ``out`` on the current stream (without
+        blocking the host when ``host`` is pinned).
+        """
+        with self.device_context(device):
+            out.set(host)
+        return out
+
+    def download_into(self, out: np.ndarray, array: Any, device: Device) -> np.ndarray:
+        """Copy the GPU array ``array`` into the host array ``out`` (blocking)."""
+        with self.device_context(device):
+            array.get(out=out)
+        return out
+
+    # ------------------------------------------------------------------ timing, errors
+    def record_event(self, device: Device) -> Any:
+        """A CUDA event recorded now on ``device``'s current stream."""
+        with self.device_context(device):
+            event = self.xp.cuda.Event()
+            event.record()
+        return event
+
+    def elapsed_time(self, start: Any, end: Any) -> float:
+        """Seconds between two CUDA events, once ``end`` has happened."""
+        end.synchronize()
+        return float(self.xp.cuda.get_elapsed_time(start, end)) / 1e3
+
+    def oom_guard(self, device: Device | None = None) -> contextlib.AbstractContextManager[Any]:
+        """Turn CuPy's out-of-memory errors into :class:`OutOfMemoryError`."""
+        return oom_guard(_index(device))
+
+    def translate_oom(self, exc: BaseException, device: Device | None = None) -> OutOfMemoryError:
+        """The :class:`OutOfMemoryError` describing CuPy's error ``exc`` on ``device``."""
+        return translate_oom(exc, _index(device))
+
+    # ------------------------------------------------------------------ DLPack
+    def from_dlpack(self, obj: Any, device_id: int) -> tuple[Device, Any]:
+        """``(cuda:N, a CuPy array sharing obj's memory on GPU N)``."""
+        from ..device import Device
+
+        device = Device(f"{self.name}:{device_id}")
+        device.backend  # noqa: B018  (checks the index)
+        with self.device_context(device):
+            return device, self.xp.from_dlpack(obj)
+
+    def dlpack_device(self, array: Any, device: Device) -> tuple[int, int]:
+        """``(2, N)``: CUDA memory of GPU ``N``."""
+        return (2, device.index or 0)
+
+    # ------------------------------------------------------------------ collectives
+    def collectives_unavailable_reason(self, devices: Sequence[Device]) -> str | None:
+        """Why NCCL cannot all-reduce between ``devices``, or None when it can."""
+        if len({d.index for d in devices}) != len(devices):
+            return "a GPU appears twice (NCCL needs one rank per GPU)"
+        return collectives.nccl_unavailable_reason()
+
+    def device_communicator(self, devices: Sequence[Device]) -> Communicator:
+        """NCCL communicators between the distinct GPUs ``devices``."""
+        reason = self.collectives_unavailable_reason(devices)
+        if reason is not None:
+            raise RuntimeError(f"cannot all-reduce with NCCL: {reason}")
+        return collectives.local_communicator(self.xp, devices)
+
+    def process_communicator(
+        self,
+        device: Device,
+        rank: int,
+        world_size: int,
+        broadcast_object: Callable[[Any], Any],
+    ) -> Communicator | None:
+        """NCCL between this rank's GPU and the other ranks' (made once per GPU and
+        world), or None when CuPy has no NCCL.
+        """
+        if collectives.nccl_unavailable_reason() is not None:
+            return None
+        key = (device.index or 0, rank, world_size)
+        found = self._process_comms.get(key)
+        if found is None:
+            found = collectives.process_communicator(
+                self.xp, key[0], rank, world_size, broadcast_object
+            )
+            self._process_comms[key] = found
+        return found
+
     # ------------------------------------------------------------------ fast paths
     def kernel(self, name: str) -> Any:
         """A fused CUDA kernel (see :mod:`.cupy_ops` for the names), or None."""
         return self._fast.get(name)
+
+    def gemm(self, a: Any, b: Any, out: Any = None) -> Any:
+        """``a @ b``: 2-D float16/float32/float64 products in one cuBLAS call (float16
+        on tensor cores with float32 accumulation, float32 in TF32 when
+        ``backends.cuda.matmul.allow_tf32``, see :mod:`.fast_base`), else ``matmul``.
+        """
+        result = self._fast.gemm(a, b, out)
+        if result is not None:
+            return result
+        if out is None:
+            return self.xp.matmul(a, b)
+        return self.xp.matmul(a, b, out=out)
 
     # ------------------------------------------------------------------ graph capture
     supports_capture = True

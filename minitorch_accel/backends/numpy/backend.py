@@ -23,6 +23,8 @@ class NumpyBackend(Backend):
 
     name = "cpu"
     xp = np
+    shares_host_memory = True
+    dlpack_device_types: tuple[int, ...] = (1, 3)  # kDLCPU, kDLCUDAHost (pinned host memory)
 
     def __init__(self) -> None:
         self._seed = 0
@@ -44,6 +46,58 @@ class NumpyBackend(Backend):
         """A copy of ``array`` (on ``src``) made on ``dst``."""
         out = np.array(array, copy=True)
         return out
+
+    def owns(self, array: Any) -> bool:
+        """True for NumPy arrays."""
+        return isinstance(array, np.ndarray)
+
+    def device_of(self, array: Any) -> Device:
+        """The host, ``"cpu"``: where every NumPy array lives."""
+        from ..device import Device
+
+        return Device("cpu")
+
+    def upload_into(self, out: Any, host: np.ndarray, device: Device) -> Any:
+        """Copy ``host`` into ``out``: both are in host memory."""
+        np.copyto(out, host)
+        return out
+
+    def download_into(self, out: np.ndarray, array: Any, device: Device) -> np.ndarray:
+        """Copy ``array`` into ``out``: both are in host memory."""
+        np.copyto(out, array)
+        return out
+
+    def gemm(self, a: Any, b: Any, out: Any = None) -> Any:
+        """``a @ b``; float16 is multiplied in float32 and rounded back.
+
+        NumPy has no float16 BLAS: its float16 ``matmul`` is a slow generic loop that
+        also accumulates in float16. The float16 values are exact in float32, so this
+        is float16 storage with float32 accumulation, as GPU tensor cores compute.
+        """
+        if a.dtype == np.float16:
+            result = np.matmul(a.astype(np.float32), b.astype(np.float32))
+            if out is None:
+                return result.astype(np.float16)
+            out[...] = result
+            return out
+        if out is None:
+            return np.matmul(a, b)
+        return np.matmul(a, b, out=out)
+
+    def describe(self) -> str:
+        """The host and its virtual devices, and NumPy's version."""
+        return (
+            f"host 'cpu' and virtual devices 'cpu:0'..'cpu:{MAX_VIRTUAL_DEVICES - 1}' "
+            f"(NumPy {np.__version__})"
+        )
+
+    def from_dlpack(self, obj: Any, device_id: int) -> tuple[Device, Any]:
+        """``("cpu", a NumPy array sharing obj's host memory)``."""
+        return self.device_of(None), np.from_dlpack(obj)
+
+    def dlpack_device(self, array: Any, device: Device) -> tuple[int, int]:
+        """``(1, 0)``, the host, for ``cpu`` and every virtual ``cpu:N`` alike."""
+        return (1, 0)
 
     def generator(self, device: Device) -> np.random.Generator:
         """The random generator of ``device`` (made on first use from the seed)."""
