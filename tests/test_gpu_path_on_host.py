@@ -19,6 +19,8 @@ from support.host_kernels import CXX, HostFastPaths, host_fast_paths
 import minitorch_accel as mta
 from minitorch_accel import nn, optim
 from minitorch_accel.backends import registry
+from minitorch_accel.backends.cupy import fast_optim as cupy_fast_optim
+from minitorch_accel.backends.fast_paths import table
 from minitorch_accel.backends.numpy.backend import NumpyBackend
 from minitorch_accel.nn.models import LeNet
 
@@ -41,7 +43,9 @@ def host_kernels(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         pytest.skip("needs a C++ compiler (g++)")
     HostKernelBackend.paths = host_fast_paths(tmp_path_factory.mktemp("step"))
     registry.register("hostkernels", HostKernelBackend)
+    cupy_fast_optim.register_fast_optim("hostkernels")  # multi-tensor SGD, as on a GPU
     yield "hostkernels"
+    table("hostkernels").clear()
     registry.unregister("hostkernels")
 
 

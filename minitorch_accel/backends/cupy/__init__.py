@@ -20,5 +20,7 @@ def _make() -> Backend:
 def register() -> None:
     """Register the backend as ``"cuda"`` (built on first use, where a GPU is usable)."""
     from ..registry import register as register_backend
+    from .fast_optim import register_fast_optim
 
     register_backend("cuda", _make)
+    register_fast_optim("cuda")

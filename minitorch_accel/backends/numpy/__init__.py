@@ -19,5 +19,7 @@ def _make() -> Backend:
 def register() -> None:
     """Register the backend as ``"cpu"`` (built on first use)."""
     from ..registry import register as register_backend
+    from .fast_optim import register_fast_optim
 
     register_backend("cpu", _make)
+    register_fast_optim("cpu")
