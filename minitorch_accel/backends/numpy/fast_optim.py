@@ -3,8 +3,8 @@
 The reference steps (:meth:`minitorch_accel.optim.SGD.step`,
 :meth:`~minitorch_accel.optim.Adam.step`) write the textbook rule with array
 arithmetic, which allocates a temporary for almost every operation. The updates here
-compute the same operations in the same order into
-one scratch array (``out=`` and in-place ufuncs), so the values are equal bit for bit.
+compute the same operations in the same order into one scratch array (``out=`` and
+in-place ufuncs), so the values are equal bit for bit.
 They are elementwise: every element of a parameter is updated from the same elements of
 its gradient and buffers, so a large parameter is cut into contiguous runs of elements
 and each of the pool's threads runs the update on its own runs (:func:`chunked`), with
