@@ -103,6 +103,7 @@ PAGES: tuple[Page, ...] = (
             "minitorch_accel.backends.host_limits",
             "minitorch_accel.backends.cuda",
             "minitorch_accel.backends.numpy.threads",
+            "minitorch_accel.backends.numpy.fast_optim",
         ),
     ),
     Page(
@@ -119,6 +120,7 @@ PAGES: tuple[Page, ...] = (
             "minitorch_accel.backends.cupy.ops",
             "minitorch_accel.backends.cupy.image_ops",
             "minitorch_accel.backends.cupy.optim_ops",
+            "minitorch_accel.backends.cupy.fast_optim",
             "minitorch_accel.backends.cupy.graphs",
         ),
     ),
