@@ -284,3 +284,42 @@ def test_the_other_reference_updates_hold_no_fast_path(function: Any) -> None:
     body = "\n".join(code_lines(function))
     for hook in ("cupy", "kernel", "fast", "backend", "_many", "foreach", "threads"):
         assert hook not in body, hook
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda ps: optim.SGD(ps, lr=0.05, momentum=0.9, nesterov=True, weight_decay=1e-4),
+        lambda ps: optim.AdamW(ps, lr=1e-3),
+    ],
+    ids=["sgd_nesterov", "adamw"],
+)
+def test_lenet_trains_alike_on_both_tiers(make: Make) -> None:
+    """LeNet, 20 steps in float64: every fast path on (ops and optimizer) against the
+    reference code only; the fast ops may sum in another order, hence 1e-9.
+    """
+    from minitorch_accel import nn
+    from minitorch_accel.nn.models import LeNet
+
+    rng = np.random.default_rng(0)
+    x = rng.random((8, 1, 28, 28))
+    y = np.array([3, 1, 4, 1, 5, 9, 2, 6])
+    results = []
+    for fast in (True, False):
+        mta.manual_seed(0)
+        model = LeNet().to(dtype="float64")
+        opt = make(list(model.parameters()))
+        losses = []
+        with mta.fast_paths(fast):
+            for _ in range(20):
+                opt.zero_grad()
+                loss = nn.CrossEntropyLoss()(model(mta.tensor(x)), mta.tensor(y))
+                loss.backward()
+                opt.step()
+                losses.append(loss.item())
+        results.append((losses, [host(p) for p in model.parameters()]))
+    (fast_losses, fast_params), (ref_losses, ref_params) = results
+    assert fast_losses[-1] < fast_losses[0]  # it learned
+    np.testing.assert_allclose(fast_losses, ref_losses, rtol=1e-9)
+    for found, expected in zip(fast_params, ref_params, strict=True):
+        np.testing.assert_allclose(found, expected, rtol=1e-9, atol=1e-12)
