@@ -111,6 +111,7 @@ PAGES: tuple[Page, ...] = (
             "minitorch_accel.backends.pool_kernels",
             "minitorch_accel.backends.numpy.fast_conv",
             "minitorch_accel.backends.numpy.fast_nn",
+            "minitorch_accel.backends.numpy.fast_optim",
         ),
     ),
     Page(
@@ -129,6 +130,7 @@ PAGES: tuple[Page, ...] = (
             "minitorch_accel.backends.cupy.image_ops",
             "minitorch_accel.backends.cupy.fast_conv",
             "minitorch_accel.backends.cupy.optim_ops",
+            "minitorch_accel.backends.cupy.fast_optim",
             "minitorch_accel.backends.cupy.graphs",
         ),
     ),

@@ -20,6 +20,7 @@ import minitorch_accel as mta
 from minitorch_accel import nn, optim
 from minitorch_accel.backends import fast_paths, registry
 from minitorch_accel.backends.cupy import fast_conv as cupy_fast_conv
+from minitorch_accel.backends.cupy import fast_optim as cupy_fast_optim
 from minitorch_accel.backends.cupy.fast_nn import register_fast_nn as register_cuda_fast_nn
 from minitorch_accel.backends.numpy.backend import NumpyBackend
 from minitorch_accel.nn.models import LeNet
@@ -60,6 +61,7 @@ def host_kernels(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     for name, fast in cupy_fast_conv.FAST_FORWARDS.items():  # the GPU's conv and pooling
         fast_paths.register_fast("hostkernels", name, fast)
     register_cuda_fast_nn("hostkernels")  # the CUDA backend's fast forwards, on these kernels
+    cupy_fast_optim.register_fast_optim("hostkernels")  # multi-tensor SGD, as on a GPU
     yield "hostkernels"
     registry.unregister("hostkernels")
     fast_paths.table("hostkernels").clear()

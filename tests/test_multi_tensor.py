@@ -21,7 +21,9 @@ from support.host_kernels import CXX, HostFastPaths, host_fast_paths, needs_nvcc
 import minitorch_accel as mta
 from minitorch_accel import optim
 from minitorch_accel.backends import registry
+from minitorch_accel.backends.cupy import fast_optim as cupy_fast_optim
 from minitorch_accel.backends.cupy import kernels as K
+from minitorch_accel.backends.fast_paths import table
 from minitorch_accel.backends.numpy.backend import NumpyBackend
 from minitorch_accel.optim.adam import adam_update
 from minitorch_accel.optim.sgd import sgd_update
@@ -163,7 +165,9 @@ def test_many_refuses_what_it_cannot_do_and_changes_nothing(fast: HostFastPaths)
 
 # ------------------------------------------------------------------ through the optimizers
 class ForeachBackend(NumpyBackend):
-    """NumPy, plus the host-compiled multi-tensor kernels as its only fast paths."""
+    """NumPy, plus the host-compiled multi-tensor kernels as its only kernels, used by the
+    CuPy backend's fast optimizer steps (registered for it by the fixture).
+    """
 
     name = "foreach"
     paths: HostFastPaths
@@ -187,7 +191,9 @@ def foreach(fast: HostFastPaths) -> Iterator[type[ForeachBackend]]:
     ForeachBackend.paths = fast
     ForeachBackend.calls = []
     registry.register("foreach", ForeachBackend)
+    cupy_fast_optim.register_fast_optim("foreach")
     yield ForeachBackend
+    table("foreach").clear()
     registry.unregister("foreach")
 
 

@@ -12,6 +12,7 @@ import pytest
 from support.helpers import DEVICES
 
 import minitorch_accel as mta
+from minitorch_accel.backends.fast_paths import table
 from minitorch_accel.core.tensor import Tensor
 from minitorch_accel.optim import SGD, Adam, AdamW, Optimizer, clip_grad_norm_, clip_grad_value_
 from minitorch_accel.optim.optimizer import required
@@ -277,20 +278,25 @@ def test_shared_gradient_is_read_only(make: Callable[[list[Tensor]], Optimizer])
     np.testing.assert_array_equal(host(shared), [0.25, -1.0])
 
 
-def test_backend_fast_path_replaces_the_update(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_backend_fast_step_replaces_the_update(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[tuple[Any, ...]] = []
 
-    def fused(xp: Any, param: Any, grad: Any, buf: Any, lr: float, *rest: Any) -> None:
-        calls.append((lr, *rest))
-        param -= 2 * lr * grad  # a recognizably different update
+    def fast_sgd(device: Any, group: dict[str, Any], params: Any, grads: Any, states: Any) -> None:
+        calls.append((device, group["lr"], group["momentum"], len(params), states))
+        for param, grad in zip(params, grads, strict=True):
+            param -= 2 * group["lr"] * grad  # a recognizably different update
 
-    backend = mta.Device("cpu:5").backend
-    monkeypatch.setattr(backend, "kernel", lambda name: fused if name == "sgd_update" else None)
+    monkeypatch.setitem(table("cpu"), "SGD", fast_sgd)
     w = mta.tensor([1.0], device="cpu:5", requires_grad=True)
     w.grad = mta.tensor([1.0], device="cpu:5")
-    SGD([w], lr=0.1, momentum=0.9).step()
-    assert calls == [(0.1, 0.9, 0.0, False, 0.0, False, True)]
+    opt = SGD([w], lr=0.1, momentum=0.9)
+    opt.step()
+    assert calls == [(mta.Device("cpu:5"), 0.1, 0.9, 1, [{}])]
     assert w.item() == pytest.approx(0.8)
+    with mta.fast_paths(False):  # the reference: 0.8 - 0.1 * 1.0
+        opt.step()
+    assert len(calls) == 1
+    assert w.item() == pytest.approx(0.7)
 
 
 # ---------------------------------------------------------------- state dicts

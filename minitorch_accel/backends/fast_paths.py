@@ -55,7 +55,11 @@ def register_fast(backend: str, name: str, fast: Callable[..., Any]) -> None:
         The op's name (its Function class's ``op_name``) or the optimizer step's.
     fast : callable
         For an op, ``fast(fn, *arrays, **params) -> array``, a drop-in for
-        ``fn.forward``; it must give the reference's values (tested equal).
+        ``fn.forward``; for an optimizer (named by its class, ``"SGD"``),
+        ``fast(device, group, params, grads, states)``, a drop-in for its ``step`` on one
+        group's parameters of one device: raw arrays, and each parameter's state as a
+        dict of raw arrays to update in place or add to. It must give the reference's
+        values (tested equal).
 
     Examples
     --------

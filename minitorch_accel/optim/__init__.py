@@ -17,9 +17,6 @@ module. ``lr_scheduler`` changes the learning rate between steps.
 from __future__ import annotations
 
 from . import lr_scheduler
-
-# the CPU's threaded updates (served by the NumPy backend at more than one thread)
-from . import threaded_updates as _threaded_updates  # noqa: F401
 from .adadelta import Adadelta, adadelta_update
 from .adagrad import Adagrad, adagrad_update
 from .adam import Adam, AdamW, adam_update

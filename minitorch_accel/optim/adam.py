@@ -4,21 +4,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..core.factories import zeros_like
 from ..core.grad_mode import no_grad
-from .optimizer import (
-    Optimizer,
-    ParamsLike,
-    check_non_negative,
-    fast_path,
-    foreach_kernel,
-    grad_array,
-)
-
-if TYPE_CHECKING:
-    from ..core.tensor import Tensor
+from .optimizer import Optimizer, ParamsLike, check_non_negative
 
 
 def adam_update(
@@ -38,18 +27,10 @@ def adam_update(
     amsgrad: bool,
     maximize: bool,
 ) -> None:
-    """One Adam step on raw arrays; ``param`` and the moment buffers change in place.
+    """The rule of :meth:`Adam.step` for one parameter, on raw arrays: ``param`` and the
+    moment buffers change in place, ``grad`` is only read.
 
-    With ``g = grad`` (``-grad`` when maximizing; plus ``weight_decay * param`` for Adam,
-    while AdamW first shrinks ``param *= 1 - lr * weight_decay``)::
-
-        exp_avg    = beta1 * exp_avg    + (1 - beta1) * g
-        exp_avg_sq = beta2 * exp_avg_sq + (1 - beta2) * g * g
-        v = max(max_exp_avg_sq, exp_avg_sq)  if amsgrad  else  exp_avg_sq
-        param -= lr / (1 - beta1**step) * exp_avg / (sqrt(v) / sqrt(1 - beta2**step) + eps)
-
-    ``grad`` is only read. A backend may register a fused kernel with this signature
-    under the name ``"adam_update"``; it then replaces this function.
+    The backends' fast Adam steps (fused kernels, threaded updates) are tested against it.
 
     Parameters
     ----------
@@ -65,34 +46,28 @@ def adam_update(
         The number of this step, starting at 1 (for the bias corrections).
     lr, beta1, beta2, eps, weight_decay : float
     decoupled_weight_decay, amsgrad, maximize : bool
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p, m, v = np.array([1.0, -2.0]), np.zeros(2), np.zeros(2)
+    >>> adam_update(np, p, 2 * p, m, v, None, 1, 0.1, 0.9, 0.999, 1e-8, 0, False, False, False)
+    >>> p
+    array([ 0.9, -1.9])
     """
-    g = grad
-    if weight_decay != 0 and not decoupled_weight_decay:
-        g = xp.multiply(param, weight_decay)
-        (xp.subtract if maximize else xp.add)(g, grad, out=g)
-    elif maximize:
-        g = xp.negative(grad)
+    g = -grad if maximize else grad
     if weight_decay != 0 and decoupled_weight_decay:
         param *= 1 - lr * weight_decay
-    scratch = xp.empty_like(param)
-    exp_avg *= beta1
-    xp.multiply(g, 1 - beta1, out=scratch)
-    exp_avg += scratch
-    exp_avg_sq *= beta2
-    xp.multiply(g, g, out=scratch)
-    scratch *= 1 - beta2
-    exp_avg_sq += scratch
-    second = exp_avg_sq
+    elif weight_decay != 0:
+        g = g + weight_decay * param
+    exp_avg[...] = beta1 * exp_avg + (1 - beta1) * g
+    exp_avg_sq[...] = beta2 * exp_avg_sq + (1 - beta2) * (g * g)
+    v = exp_avg_sq
     if amsgrad:
+        v = max_exp_avg_sq
         xp.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq)
-        second = max_exp_avg_sq
-    step_size = lr / (1 - beta1**step)
-    xp.sqrt(second, out=scratch)
-    scratch /= math.sqrt(1 - beta2**step)
-    scratch += eps
-    xp.divide(exp_avg, scratch, out=scratch)
-    scratch *= step_size
-    param -= scratch
+    denominator = xp.sqrt(v) / math.sqrt(1 - beta2**step) + eps
+    param -= exp_avg / denominator * (lr / (1 - beta1**step))
 
 
 class Adam(Optimizer):
@@ -162,7 +137,15 @@ class Adam(Optimizer):
         super().__init__(params, defaults)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Update every parameter that has a gradient (see :func:`adam_update`).
+        """Update every parameter that has a gradient, once.
+
+        With ``g = grad`` (``-grad`` when maximizing; plus ``weight_decay * param`` for
+        Adam, while AdamW first shrinks ``param *= 1 - lr * weight_decay``), at step ``t``::
+
+            exp_avg    = beta1 * exp_avg    + (1 - beta1) * g
+            exp_avg_sq = beta2 * exp_avg_sq + (1 - beta2) * g * g
+            v = max(max_exp_avg_sq, exp_avg_sq)  if amsgrad  else  exp_avg_sq
+            param -= exp_avg / (sqrt(v) / sqrt(1 - beta2**t) + eps) * lr / (1 - beta1**t)
 
         Parameters
         ----------
@@ -176,72 +159,27 @@ class Adam(Optimizer):
         loss = self._run_closure(closure)
         with no_grad():
             for group in self.param_groups:
-                beta1, beta2 = group["betas"]
-                amsgrad = group["amsgrad"]
-                batch: list[tuple[Tensor, Any, dict[str, Any]]] = []
-                for p in group["params"]:
-                    grad = grad_array(p)
-                    if grad is None:
-                        continue
-                    state = self.state.get(p)
-                    if state is None:
-                        state = self.state[p] = {
-                            "step": 0,
-                            "exp_avg": zeros_like(p),
-                            "exp_avg_sq": zeros_like(p),
-                        }
-                    if amsgrad and state.get("max_exp_avg_sq") is None:
-                        state["max_exp_avg_sq"] = zeros_like(p)
-                    state["step"] = int(state["step"]) + 1
-                    batch.append((p, grad, state))
-                hyper = (
-                    group["lr"],
-                    beta1,
-                    beta2,
-                    group["eps"],
-                    group["weight_decay"],
-                    group["decoupled_weight_decay"],
-                    amsgrad,
-                    group["maximize"],
-                )
-                for p, grad, state in _update_many(batch, hyper):
-                    update = fast_path(p.device, "adam_update") or adam_update
-                    with p.device.guard():
-                        update(
-                            p.xp,
-                            p.array,
-                            grad,
-                            state["exp_avg"].array,
-                            state["exp_avg_sq"].array,
-                            state["max_exp_avg_sq"].array if amsgrad else None,
-                            state["step"],
-                            *hyper,
-                        )
+                (beta1, beta2), lr, decay = group["betas"], group["lr"], group["weight_decay"]
+                for p, g in self.params_with_grad(group):
+                    state = self.count_step(p, "exp_avg", "exp_avg_sq", *AMSGRAD[group["amsgrad"]])
+                    m, v = state["exp_avg"].array, state["exp_avg_sq"].array
+                    g = -g if group["maximize"] else g
+                    if decay != 0 and group["decoupled_weight_decay"]:
+                        p.array *= 1 - lr * decay
+                    elif decay != 0:
+                        g = g + decay * p.array
+                    m[...] = beta1 * m + (1 - beta1) * g
+                    v[...] = beta2 * v + (1 - beta2) * (g * g)
+                    if group["amsgrad"]:
+                        vmax = state["max_exp_avg_sq"].array
+                        v = p.xp.maximum(vmax, v, out=vmax)
+                    denom = p.xp.sqrt(v) / math.sqrt(1 - beta2 ** state["step"]) + group["eps"]
+                    p.array -= m / denom * (lr / (1 - beta1 ** state["step"]))
         return loss
 
 
-def _update_many(
-    batch: list[tuple[Tensor, Any, dict[str, Any]]], hyper: tuple[Any, ...]
-) -> list[tuple[Tensor, Any, dict[str, Any]]]:
-    """Update every parameter of ``batch`` (``(p, grad, state)``) in one launch when the
-    backend can (see :func:`.optimizer.foreach_kernel`); return what is left to update
-    one by one (all of it, or nothing).
-    """
-    steps = {state["step"] for _, _, state in batch}
-    many = foreach_kernel([p for p, _, _ in batch], "adam_update_many", steps)
-    if many is None:
-        return batch
-    amsgrad = hyper[6]
-    done = many(
-        [p.array for p, _, _ in batch],
-        [grad for _, grad, _ in batch],
-        [s["exp_avg"].array for _, _, s in batch],
-        [s["exp_avg_sq"].array for _, _, s in batch],
-        [s["max_exp_avg_sq"].array for _, _, s in batch] if amsgrad else None,
-        steps.pop(),
-        *hyper,
-    )
-    return [] if done else batch
+#: The extra state buffer of AMSGrad, by ``group["amsgrad"]``.
+AMSGRAD: dict[bool, tuple[str, ...]] = {False: (), True: ("max_exp_avg_sq",)}
 
 
 class AdamW(Adam):

@@ -5,24 +5,33 @@ hyper-parameters of those parameters (``lr``, ``momentum``...), so that, for exa
 last layer of a network can learn faster than the rest. Its per-parameter ``state``
 (momentum buffers, Adam's moving averages) is keyed by the parameter tensor itself.
 
-Subclasses implement :meth:`Optimizer.step`, which updates every ``p.array`` in place from
-``p.grad`` through the array module ``p.xp``: the same code runs on NumPy and CuPy
-arrays, and a backend can replace the update with a fused kernel
-(``backend.kernel("sgd_update")``). Gradients are read, never written: one gradient
-tensor may be shared by several parameters.
+Subclasses implement :meth:`Optimizer.step`, the textbook update: for every parameter
+with a gradient (:meth:`Optimizer.params_with_grad`), ``p.array`` changes in place from
+the raw gradient with array arithmetic, which runs alike on NumPy and CuPy arrays.
+Gradients are read, never written: one gradient tensor may be shared by several
+parameters.
+
+The two tiers: a backend may register a faster step for an optimizer under the
+optimizer's class name (``register_fast("cpu", "SGD", fast)``, see
+:mod:`~minitorch_accel.backends.fast_paths`): scratch buffers, several threads, one GPU
+launch for every tensor. This module is the one place it is looked up: while
+:func:`~minitorch_accel.fast_paths` is on and every parameter's backend has such a step,
+``opt.step()`` calls it on raw arrays instead of the subclass's ``step``; otherwise the
+subclass's ``step`` runs. Both give the same values (equal in float64, tested).
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
 
 from ..backends import Device
+from ..backends.fast_paths import switch as _fast
 from ..backends.memory_tracker import tracker as _memory
-from ..core.grad_mode import enable_grad
+from ..core.grad_mode import enable_grad, no_grad
 from ..core.tensor import Tensor
 from ..core.versions import bump_version
 
@@ -76,8 +85,10 @@ class Optimizer:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if "step" in vars(cls):  # what a step allocates counts as "optimizer state"
-            cls.step = _counted_as_optimizer_state(vars(cls)["step"])  # type: ignore[method-assign]
+        if "step" in vars(cls):  # the backend's fast step if it has one; what a step
+            # allocates counts as "optimizer state"
+            step = _fast_step_or(vars(cls)["step"])
+            cls.step = _counted_as_optimizer_state(step)  # type: ignore[method-assign]
 
     def __init__(self, params: ParamsLike, defaults: dict[str, Any]) -> None:
         self.defaults = dict(defaults)
@@ -194,6 +205,89 @@ class Optimizer:
         The closure's loss, or None.
         """
         raise NotImplementedError
+
+    def params_with_grad(self, group: dict[str, Any]) -> Iterator[tuple[Tensor, Any]]:
+        """Each parameter of ``group`` that has a gradient, with its raw gradient array.
+
+        The loop body runs on the parameter's device (:meth:`Device.guard
+        <minitorch_accel.backends.Device.guard>`), and the parameter's version is bumped
+        first, as it is about to change in place (see :func:`grad_array`).
+
+        Parameters
+        ----------
+        group : dict
+            One of :attr:`param_groups`.
+
+        Yields
+        ------
+        (Tensor, array)
+            The parameter and its gradient's array (read it, never write it).
+
+        Examples
+        --------
+        >>> import minitorch_accel as mta
+        >>> from minitorch_accel.optim import SGD
+        >>> w, b = mta.tensor([1.0, 2.0], requires_grad=True), mta.tensor([0.0], requires_grad=True)
+        >>> w.grad = mta.tensor([0.5, 0.5])
+        >>> opt = SGD([w, b], lr=0.1)
+        >>> [(p.shape, g.tolist()) for p, g in opt.params_with_grad(opt.param_groups[0])]
+        [((2,), [0.5, 0.5])]
+        """
+        for p in group["params"]:
+            grad = grad_array(p)
+            if grad is not None:
+                with p.device.guard():
+                    yield p, grad
+
+    def count_step(self, p: Tensor, *buffers: str) -> dict[str, Any]:
+        """The state of ``p`` with this step counted: made on the first step with
+        ``"step": 0`` and, for each name in ``buffers`` it lacks, a tensor of zeros shaped
+        like ``p``; then ``state["step"]`` goes up by one.
+
+        Examples
+        --------
+        >>> import minitorch_accel as mta
+        >>> from minitorch_accel.optim import Adam
+        >>> w = mta.tensor([1.0, 2.0], requires_grad=True)
+        >>> state = Adam([w]).count_step(w, "exp_avg")
+        >>> state["step"], state["exp_avg"]
+        (1, tensor([0., 0.]))
+        """
+        from ..core.factories import zeros_like
+
+        state = self.state.get(p)
+        if state is None:
+            state = self.state[p] = {"step": 0}
+        for name in buffers:
+            if state.get(name) is None:
+                state[name] = zeros_like(p)
+        state["step"] = int(state["step"]) + 1
+        return state
+
+    def set_state(self, p: Tensor, name: str, value: Any) -> Any:
+        """Store the raw array ``value`` (shaped like ``p``) as ``p``'s state ``name``:
+        written into the state tensor already there (so tensors taken from
+        :meth:`state_dict` stay live), or copied into a new one. Returns the stored array.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import minitorch_accel as mta
+        >>> from minitorch_accel.optim import SGD
+        >>> w = mta.tensor([1.0, 2.0], requires_grad=True)
+        >>> opt = SGD([w], lr=0.1, momentum=0.9)
+        >>> opt.set_state(w, "momentum_buffer", np.array([3.0, 4.0], np.float32))
+        array([3., 4.], dtype=float32)
+        >>> opt.state[w]["momentum_buffer"]
+        tensor([3., 4.])
+        """
+        state = self.state.setdefault(p, {})
+        buf = state.get(name)
+        if buf is None:
+            buf = state[name] = Tensor._make(value.copy(), p.device, False, None)
+        else:
+            buf.array[...] = value
+        return buf.array
 
     def _run_closure(self, closure: Callable[[], Any] | None) -> Any:
         if closure is None:
@@ -355,6 +449,100 @@ def _subclass_names(cls: type) -> list[str]:
     return names
 
 
+def _fast_step_or(step: Callable[..., Any]) -> Callable[..., Any]:
+    """``step`` (the reference), or the backends' fast step for this optimizer when the
+    fast paths are on and every parameter with a gradient has one (see :func:`_fast_steps`).
+    """
+
+    @functools.wraps(step)
+    def step_on_a_tier(self: Optimizer, closure: Callable[[], Any] | None = None) -> Any:
+        if not _fast.enabled:
+            return step(self, closure)
+        loss = self._run_closure(closure)  # first: it computes the gradients
+        plan = _fast_steps(self)
+        if plan is None:
+            step(self, None)
+            return loss
+        with no_grad():
+            for fast, group, params in plan:
+                _run_fast_step(self, fast, group, params)
+        return loss
+
+    return step_on_a_tier
+
+
+def _fast_steps(
+    opt: Optimizer,
+) -> list[tuple[Callable[..., None], dict[str, Any], list[Tensor]]] | None:
+    """The one place the optimizers' fast tier is looked up: ``(fast step, group, the
+    group's parameters with a gradient on one device)`` for every group and device, or
+    None when some parameter's backend has no fast step registered under this
+    optimizer's name (that of its class, or of the classes it inherits ``step`` from).
+    """
+    names = _fast_names(type(opt))
+    plan = []
+    for group in opt.param_groups:
+        by_device: dict[Device, list[Tensor]] = {}
+        for p in group["params"]:
+            if p.grad is not None:
+                by_device.setdefault(p.device, []).append(p)
+        for device, params in by_device.items():
+            table = device.backend.fast_forwards
+            fast = next((table[n] for n in names if n in table), None)
+            if fast is None:
+                return None
+            plan.append((fast, group, params))
+    return plan
+
+
+def _fast_names(cls: type) -> tuple[str, ...]:
+    """The names a fast step of ``cls`` may be registered under: its own, then those of
+    its bases up to the one that defines ``step`` (a subclass of SGD that keeps SGD's
+    step uses SGD's fast step; one with a step of its own does not).
+    """
+    names = _FAST_NAMES.get(cls)
+    if names is None:
+        found = []
+        for c in cls.__mro__:
+            found.append(c.__name__)
+            if "step" in vars(c):
+                break
+        names = _FAST_NAMES[cls] = tuple(found)
+    return names
+
+
+_FAST_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _run_fast_step(
+    opt: Optimizer, fast: Callable[..., None], group: dict[str, Any], params: list[Tensor]
+) -> None:
+    """Call ``fast(device, group, params, grads, states)`` on raw arrays; each state is a
+    dict of raw arrays (and numbers) that the fast step updates in place and may add
+    entries to; new arrays become state tensors here.
+    """
+    device = params[0].device
+    grads = [grad_array(p) for p in params]
+    states = [
+        {k: v.array if isinstance(v, Tensor) else v for k, v in opt.state.get(p, {}).items()}
+        for p in params
+    ]
+    with device.guard():
+        fast(device, group, [p.array for p in params], grads, states)
+    for p, raw in zip(params, states, strict=True):
+        if not raw:
+            continue
+        state = opt.state.setdefault(p, {})
+        for name, value in raw.items():
+            old = state.get(name)
+            if isinstance(old, Tensor) and old.array is value:
+                continue
+            if value is None or isinstance(value, (bool, int, float)):
+                state[name] = value
+            else:
+                state[name] = Tensor._make(value, device, False, None)
+
+
 def _counted_as_optimizer_state(step: Callable[..., Any]) -> Callable[..., Any]:
     """``step``, with what it allocates counted as optimizer state by
     :mod:`minitorch_accel.memory` while memory tracking is on.
@@ -394,28 +582,6 @@ def grad_array(p: Tensor) -> Any:
         raise RuntimeError(f"a parameter of shape {p.shape} has a gradient of shape {g.shape}")
     bump_version(p)
     return g.array
-
-
-def fast_path(device: Device, name: str) -> Callable[..., None] | None:
-    """The backend's fused kernel called ``name`` for ``device``, or None."""
-    kernel: Callable[..., None] | None = device.backend.kernel(name)
-    return kernel
-
-
-def foreach_kernel(
-    params: Sequence[Tensor], name: str, shared: set[Any]
-) -> Callable[..., bool] | None:
-    """The backend's multi-tensor kernel ``name`` (one launch updates every parameter),
-    when there is one, the parameters are several, on one device, and share the one
-    value in ``shared`` (a first step, a step count); None otherwise.
-    """
-    if len(params) < 2 or len(shared) != 1:
-        return None
-    device = params[0].device
-    if any(p.device is not device for p in params):
-        return None
-    kernel: Callable[..., bool] | None = device.backend.kernel(name)
-    return kernel
 
 
 def check_non_negative(name: str, value: float) -> None:

@@ -3,24 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..core.factories import zeros_like
 from ..core.grad_mode import no_grad
-from .optimizer import (
-    Optimizer,
-    ParamsLike,
-    check_non_negative,
-    fast_path,
-    foreach_kernel,
-    grad_array,
-)
-
-if TYPE_CHECKING:
-    from ..core.tensor import Tensor
+from .optimizer import Optimizer, ParamsLike, check_non_negative
 
 
-def sgd_update(  # noqa: C901  (the scratch-buffer fast path; the rule is four lines in the docstring)
+def sgd_update(
     xp: Any,
     param: Any,
     grad: Any,
@@ -33,22 +22,15 @@ def sgd_update(  # noqa: C901  (the scratch-buffer fast path; the rule is four l
     maximize: bool,
     first_step: bool,
 ) -> None:
-    """One SGD step on raw arrays: ``param`` and ``momentum_buffer`` change in place.
+    """The rule of :meth:`SGD.step` for one parameter, on raw arrays: ``param`` and
+    ``momentum_buffer`` change in place, ``grad`` is only read.
 
-    With ``d = grad + weight_decay * param`` (``-grad`` when maximizing)::
-
-        buf = d                                       on the first step
-        buf = momentum * buf + (1 - dampening) * d    afterwards
-        d = d + momentum * buf  if nesterov  else  buf
-        param -= lr * d
-
-    ``grad`` is only read. A backend may register a fused kernel with this signature
-    under the name ``"sgd_update"``; it then replaces this function.
+    The backends' fast SGD steps (fused kernels, threaded updates) are tested against it.
 
     Parameters
     ----------
     xp : module
-        ``numpy`` or ``cupy``.
+        ``numpy`` or ``cupy`` (unused: the arithmetic is the arrays' own).
     param, grad : array
         The parameter (updated in place) and its gradient (read only).
     momentum_buffer : array or None
@@ -56,44 +38,23 @@ def sgd_update(  # noqa: C901  (the scratch-buffer fast path; the rule is four l
         ignored, and overwritten, when ``first_step`` is True.
     lr, momentum, dampening, weight_decay : float
     nesterov, maximize, first_step : bool
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p, buf = np.array([1.0, -2.0]), np.zeros(2)
+    >>> sgd_update(np, p, 2 * p, buf, 0.1, 0.9, 0.0, False, 0.0, False, True)
+    >>> p, buf
+    (array([ 0.8, -1.6]), array([ 2., -4.]))
     """
-    scratch = None  # the one temporary array, reused through out= / in-place ufuncs
-    d = grad
+    d = -grad if maximize else grad
     if weight_decay != 0:
-        scratch = xp.multiply(param, weight_decay)
-        (xp.subtract if maximize else xp.add)(scratch, grad, out=scratch)
-        d = scratch
-    elif maximize:
-        d = scratch = xp.negative(grad)
+        d = d + weight_decay * param
     if momentum != 0:
         buf = momentum_buffer
-        if first_step:
-            buf[...] = d
-        else:
-            buf *= momentum
-            if dampening == 0:
-                buf += d
-            else:  # nesterov needs dampening == 0, so d is not needed after this
-                if scratch is None:
-                    scratch = xp.empty_like(param)
-                xp.multiply(d, 1 - dampening, out=scratch)
-                buf += scratch
-        if nesterov:
-            if scratch is None:
-                scratch = xp.multiply(buf, momentum)
-                scratch += grad
-            else:
-                scratch += momentum * buf
-            d = scratch
-        else:
-            d = buf
-    if d is scratch:
-        scratch *= lr
-    elif scratch is None:
-        scratch = xp.multiply(d, lr)
-    else:
-        xp.multiply(d, lr, out=scratch)
-    param -= scratch
+        buf[...] = d if first_step else momentum * buf + (1 - dampening) * d
+        d = d + momentum * buf if nesterov else buf
+    param -= lr * d
 
 
 class SGD(Optimizer):
@@ -156,7 +117,14 @@ class SGD(Optimizer):
         super().__init__(params, defaults)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Update every parameter that has a gradient (see :func:`sgd_update`).
+        """Update every parameter that has a gradient, once.
+
+        With ``d = grad + weight_decay * param`` (``-grad`` when maximizing)::
+
+            buf = d                                       on the first step
+            buf = momentum * buf + (1 - dampening) * d    afterwards
+            d = d + momentum * buf  if nesterov  else  buf
+            param -= lr * d
 
         Parameters
         ----------
@@ -170,51 +138,15 @@ class SGD(Optimizer):
         loss = self._run_closure(closure)
         with no_grad():
             for group in self.param_groups:
-                momentum = group["momentum"]
-                batch: list[tuple[Tensor, Any, Tensor | None, bool]] = []
-                for p in group["params"]:
-                    grad = grad_array(p)
-                    if grad is None:
-                        continue
-                    buf = None
-                    first = False
+                lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
+                for p, g in self.params_with_grad(group):
+                    d = -g if group["maximize"] else g
+                    if group["weight_decay"] != 0:
+                        d = d + group["weight_decay"] * p.array
                     if momentum != 0:
-                        state = self.state.setdefault(p, {})
-                        buf = state.get("momentum_buffer")
-                        if buf is None:  # filled with the gradient by the first update
-                            buf = state["momentum_buffer"] = zeros_like(p)
-                            first = True
-                    batch.append((p, grad, buf, first))
-                hyper = (
-                    group["lr"],
-                    momentum,
-                    group["dampening"],
-                    group["nesterov"],
-                    group["weight_decay"],
-                    group["maximize"],
-                )
-                for p, grad, buf, first in _update_many(batch, hyper):
-                    update = fast_path(p.device, "sgd_update") or sgd_update
-                    with p.device.guard():
-                        update(
-                            p.xp, p.array, grad, None if buf is None else buf.array, *hyper, first
-                        )
+                        buf = self.state.get(p, {}).get("momentum_buffer")
+                        new = d if buf is None else momentum * buf.array + (1 - dampening) * d
+                        buf = self.set_state(p, "momentum_buffer", new)
+                        d = d + momentum * buf if group["nesterov"] else buf
+                    p.array -= lr * d
         return loss
-
-
-def _update_many(
-    batch: list[tuple[Tensor, Any, Tensor | None, bool]], hyper: tuple[Any, ...]
-) -> list[tuple[Tensor, Any, Tensor | None, bool]]:
-    """Update every parameter of ``batch`` (``(p, grad, buf, first)``) in one launch when
-    the backend can (see :func:`.optimizer.foreach_kernel`); return what is left to
-    update one by one (all of it, or nothing).
-    """
-    firsts = {first for _, _, _, first in batch}
-    many = foreach_kernel([p for p, *_ in batch], "sgd_update_many", firsts)
-    if many is None:
-        return batch
-    bufs = None if batch[0][2] is None else [b.array for _, _, b, _ in batch if b is not None]
-    done = many(
-        [p.array for p, *_ in batch], [grad for _, grad, _, _ in batch], bufs, *hyper, firsts.pop()
-    )
-    return [] if done else batch

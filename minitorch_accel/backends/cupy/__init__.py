@@ -22,7 +22,9 @@ def register() -> None:
     from ..registry import register as register_backend
     from .fast_conv import register_fast_conv
     from .fast_nn import register_fast_nn
+    from .fast_optim import register_fast_optim
 
     register_backend("cuda", _make)
     register_fast_conv()  # convolution and pooling
     register_fast_nn()  # ReLU, cross-entropy, batch norm
+    register_fast_optim("cuda")  # SGD, Adam, AdamW steps

@@ -21,7 +21,9 @@ def register() -> None:
     from ..registry import register as register_backend
     from .fast_conv import register_fast_conv
     from .fast_nn import register_fast_nn
+    from .fast_optim import register_fast_optim
 
     register_backend("cpu", _make)
     register_fast_conv()  # convolution and pooling
     register_fast_nn()  # ReLU, cross-entropy, batch norm
+    register_fast_optim("cpu")  # SGD, Adam, AdamW steps
