@@ -245,7 +245,7 @@ def test_subclasses_use_the_fast_step_of_the_step_they_inherit(spy: list[str]) -
         assert w.item() == pytest.approx(0.5)
 
 
-def code_lines(function: Any) -> list[str]:
+def body_lines(function: Any) -> list[str]:
     """The lines of ``function``'s source without its docstring, comments and blank lines."""
     source = inspect.getsource(function)
     source = re.sub(r'(?s)"""(.*?)"""', "", source, count=1)
@@ -254,14 +254,11 @@ def code_lines(function: Any) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    "step, limit",
-    [(optim.SGD.step, 15), (optim.Adam.step, 20), (optim.AdamW.step, 20)],
-    ids=["SGD", "Adam", "AdamW"],
+    "step", [optim.SGD.step, optim.Adam.step, optim.AdamW.step], ids=["SGD", "Adam", "AdamW"]
 )
-def test_the_reference_steps_are_short_and_hold_no_fast_path(step: Any, limit: int) -> None:
-    lines = code_lines(step)
-    assert len(lines) <= limit, "\n".join(lines)
-    body = "\n".join(lines)
+def test_the_reference_steps_hold_no_fast_path(step: Any) -> None:
+    """(Their length is counted in tests/test_reading_path.py.)"""
+    body = "\n".join(body_lines(step))
     for hook in ("cupy", "kernel", "fast", "backend", "_many", "foreach", "threads"):
         assert hook not in body, hook
 
@@ -281,7 +278,7 @@ def test_the_reference_steps_are_short_and_hold_no_fast_path(step: Any, limit: i
     ],
 )
 def test_the_other_reference_updates_hold_no_fast_path(function: Any) -> None:
-    body = "\n".join(code_lines(function))
+    body = "\n".join(body_lines(function))
     for hook in ("cupy", "kernel", "fast", "backend", "_many", "foreach", "threads"):
         assert hook not in body, hook
 
@@ -323,3 +320,21 @@ def test_lenet_trains_alike_on_both_tiers(make: Make) -> None:
     np.testing.assert_allclose(fast_losses, ref_losses, rtol=1e-9)
     for found, expected in zip(fast_params, ref_params, strict=True):
         np.testing.assert_allclose(found, expected, rtol=1e-9, atol=1e-12)
+
+
+def test_a_users_own_sgd_never_takes_the_packages_fast_step() -> None:
+    class SGD(optim.Optimizer):  # a user's optimizer that happens to share the name
+        def __init__(self, params: Any) -> None:
+            super().__init__(params, {"lr": 1.0})
+
+        def step(self, closure: Callable[[], Any] | None = None) -> Any:
+            with mta.no_grad():
+                for group in self.param_groups:
+                    for p in group["params"]:
+                        p.array += 10.0  # not a gradient step at all
+            return None
+
+    w = mta.tensor([1.0], requires_grad=True)
+    w.grad = mta.tensor([1.0])
+    SGD([w]).step()
+    assert w.item() == 11.0  # its own step ran, not the package's SGD

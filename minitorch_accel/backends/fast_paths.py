@@ -39,6 +39,23 @@ class _Switch:
 switch = _Switch()
 
 
+def name_of(cls: type) -> str:
+    """The name fast paths for ``cls`` (a Function or an optimizer class) are registered
+    under: its class name for the package's own classes, its module-qualified name for
+    any other, so that a user's ``Relu`` or ``SGD`` never picks up the package's fast
+    path by sharing its name.
+
+    Examples
+    --------
+    >>> from minitorch_accel.optim import SGD
+    >>> name_of(SGD), name_of(dict)
+    ('SGD', 'builtins.dict')
+    """
+    if cls.__module__.startswith("minitorch_accel."):
+        return cls.__name__
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
 def table(backend: str) -> dict[str, Callable[..., Any]]:
     """The fast-path table of the backend registered as ``backend`` (made on first use)."""
     return _tables.setdefault(backend, {})

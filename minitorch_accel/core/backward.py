@@ -213,23 +213,21 @@ class _GradientSink:
                 _add(self.found, id(t), g)
             if node is not None:
                 _add(self.node_grads, id(node), g)
-        elif node is not None:
-            _add(self.node_grads, id(node), g)
+        elif node is not None:  # the common case, spelled out: it runs for every edge
+            found = self.node_grads.get(id(node))
+            self.node_grads[id(node)] = g if found is None else found + g
         elif t._hooks:
             _add_for(self.hooked_leaves, t, g)
-        else:
-            self._into_leaf(t, g, fresh and self.may_steal)
-
-    def _into_leaf(self, t: Tensor, g: Tensor, fresh: bool) -> None:
-        before, pending = _journal.before, _journal.pending
-        assert before is not None and pending is not None
-        old = before.setdefault(id(t), (t, t.grad))[1]
-        if old is not None and t.grad is old and old._node is None and g._node is None:
-            _add_for(pending, t, g)  # in place into an old .grad: at the end, all or none
-            return
-        fresh = fresh and id(g.array) not in self.stolen
-        if _on_device(g.device, _accumulate_into_leaf, t, g, fresh):
-            self.stolen.add(id(g.array))
+        else:  # into the leaf's .grad, journaled
+            before, pending = _journal.before, _journal.pending
+            assert before is not None and pending is not None
+            old = before.setdefault(id(t), (t, t.grad))[1]
+            if old is not None and t.grad is old and old._node is None and g._node is None:
+                _add_for(pending, t, g)  # in place into an old .grad: at the end, all or none
+                return
+            fresh = fresh and self.may_steal and id(g.array) not in self.stolen
+            if _on_device(g.device, _accumulate_into_leaf, t, g, fresh):
+                self.stolen.add(id(g.array))
 
     def finish_leaves(self) -> None:
         """The hooked leaves' gradients, through their hooks; then the delayed sums."""

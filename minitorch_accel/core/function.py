@@ -14,6 +14,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..backends.fast_paths import name_of as fast_path_name
 from ..backends.fast_paths import switch as _fast
 from .grad_mode import _anomaly_mode, _grad_mode
 from .tensor import Tensor
@@ -91,9 +92,8 @@ class Function:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if "op_name" not in cls.__dict__:  # the package's ops: their class name
-            inside = cls.__module__.startswith("minitorch_accel.")
-            cls.op_name = cls.__name__ if inside else f"{cls.__module__}.{cls.__qualname__}"
+        if "op_name" not in cls.__dict__:
+            cls.op_name = fast_path_name(cls)
 
     def forward(self, *arrays: Any, **params: Any) -> Any:
         """Compute the output array from the input arrays."""

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from ..backends import Device
+from ..backends.fast_paths import name_of as fast_path_name
 from ..backends.fast_paths import switch as _fast
 from ..backends.memory_tracker import tracker as _memory
 from ..core.grad_mode import enable_grad, no_grad
@@ -504,7 +505,7 @@ def _fast_names(cls: type) -> tuple[str, ...]:
     if names is None:
         found = []
         for c in cls.__mro__:
-            found.append(c.__name__)
+            found.append(fast_path_name(c))  # a user's own "SGD" is not the package's
             if "step" in vars(c):
                 break
         names = _FAST_NAMES[cls] = tuple(found)

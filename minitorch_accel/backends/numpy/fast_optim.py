@@ -28,8 +28,11 @@ import numpy
 from ..fast_paths import register_fast
 from .threads import get_num_threads, parallel_for
 
-#: Fewest elements per thread (256 KiB of float32).
-ELEMENT_GRAIN = 1 << 16
+#: Fewest elements per thread (2 MiB of float32). An update is a few passes over memory:
+#: handing a run to another thread costs tens of microseconds, which smaller runs do
+#: not win back (measured with ``benchmarks/optim_step.py`` at 2 threads: runs of 64 Ki
+#: elements made LeNet's step slower than the serial update).
+ELEMENT_GRAIN = 1 << 19
 
 
 def sgd_update_scratch(  # noqa: C901  (each branch saves one temporary; the rule is SGD.step's)
