@@ -49,7 +49,6 @@ PAGES: tuple[Page, ...] = (
             "minitorch_accel.core.backward",
             "minitorch_accel.core.grad_mode",
             "minitorch_accel.core.versions",
-            "minitorch_accel.autograd",
             "minitorch_accel.core.convert",
             "minitorch_accel.serialization",
             "minitorch_accel.atomic_write",
@@ -65,7 +64,7 @@ PAGES: tuple[Page, ...] = (
         "ops",
         "Ops",
         "The math, written once for every backend through ``xp``. Each op is a "
-        ":class:`~minitorch_accel.autograd.Function` with a forward on raw arrays and a "
+        ":class:`~minitorch_accel.core.function.Function` with a forward on raw arrays and a "
         "backward written with tensor ops (the reference implementation; a backend's fast "
         "paths may replace a forward, see the backends page).",
         (

@@ -1,6 +1,6 @@
 """More elementwise math: ``rsqrt``, ``log1p``, ``sin``, ``cos``, ``tan``, ``sign``.
 
-One small :class:`~minitorch_accel.autograd.Function` each: forward on the raw array,
+One small :class:`~minitorch_accel.core.function.Function` each: forward on the raw array,
 backward in Tensor ops (so second derivatives work).
 """
 
