@@ -73,7 +73,7 @@ def test_a_subclass_does_not_inherit_its_parents_fast_path(fast_triple: list[int
 def test_a_users_op_never_shares_a_name_with_the_packages_ops() -> None:
     from minitorch_accel.ops.elementwise import Mul
 
-    users_mul = type("Mul", (Function,), {"forward": lambda self, a, b: a * b * 2})
+    users_mul: Any = type("Mul", (Function,), {"forward": lambda self, a, b: a * b * 2})
     assert Mul.op_name == "Mul"
     assert users_mul.op_name == f"{__name__}.Mul"
     x = mta.tensor([1.0, 2.0])

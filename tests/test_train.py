@@ -205,7 +205,7 @@ def test_fit_argument_errors(mnist: tuple[Any, Any]) -> None:
     with pytest.raises(ValueError, match=r"expects \(inputs, targets\) batches, got 3 fields"):
         fit(setup.model, triples, setup.opt, nn.CrossEntropyLoss(), FitConfig(1, progress=False))
     with pytest.raises(TypeError, match="callbacks must be Callback instances"):
-        setup.fit(callbacks=[print])
+        setup.fit(callbacks=[print])  # type: ignore[list-item]
 
 
 def test_amp_is_reported_when_unavailable(

@@ -286,7 +286,9 @@ def test_batch_norm_both_tiers(
         t = leaf(x, device)
         params = [leaf(w, device), leaf(b, device)] if affine else [None, None]
         stats = [mta.tensor(mean0, device=device), mta.tensor(var0, device=device)]
-        out = F.batch_norm(t, *stats, *params, training=training, momentum=0.2)
+        mean, var = stats
+        weight, bias = params
+        out = F.batch_norm(t, mean, var, weight, bias, training=training, momentum=0.2)
         found = grads_of(out, [t] + [p for p in params if p is not None], seed)
         return found + [s.cpu().numpy() for s in stats]
 
