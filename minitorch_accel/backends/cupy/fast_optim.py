@@ -16,7 +16,13 @@ from collections.abc import Callable
 from typing import Any
 
 from ..fast_paths import register_fast
-from ..numpy.fast_optim import adam_state, adam_update_scratch, sgd_update_scratch
+from ..numpy.fast_optim import (
+    adam_hyper,
+    adam_state,
+    adam_update_scratch,
+    sgd_hyper,
+    sgd_update_scratch,
+)
 
 
 def _kernel(device: Any, name: str, fallback: Callable[..., Any]) -> Callable[..., Any]:
@@ -44,14 +50,7 @@ def sgd_step(
     """
     xp = device.xp
     momentum = group["momentum"]
-    hyper = (
-        group["lr"],
-        momentum,
-        group["dampening"],
-        group["nesterov"],
-        group["weight_decay"],
-        group["maximize"],
-    )
+    hyper = sgd_hyper(group)
     bufs: list[Any] = []
     firsts: list[bool] = []
     for param, state in zip(params, states, strict=True):
@@ -76,18 +75,8 @@ def adam_step(
 ) -> None:
     """The fast Adam (and AdamW) step of ``params``, as :func:`sgd_step`."""
     xp = device.xp
-    beta1, beta2 = group["betas"]
     amsgrad = group["amsgrad"]
-    hyper = (
-        group["lr"],
-        beta1,
-        beta2,
-        group["eps"],
-        group["weight_decay"],
-        group["decoupled_weight_decay"],
-        amsgrad,
-        group["maximize"],
-    )
+    hyper = adam_hyper(group)
     steps = [
         adam_state(xp, param, state, amsgrad) for param, state in zip(params, states, strict=True)
     ]

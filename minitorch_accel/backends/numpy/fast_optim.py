@@ -172,6 +172,22 @@ def _threaded(xp: Any) -> bool:
     return xp is numpy and get_num_threads() > 1
 
 
+def sgd_hyper(group: dict[str, Any]) -> tuple[Any, ...]:
+    """The SGD update's arguments after its arrays: lr, momentum, dampening, nesterov,
+    weight decay, maximize.
+    """
+    keys = ("lr", "momentum", "dampening", "nesterov", "weight_decay", "maximize")
+    return tuple(group[k] for k in keys)
+
+
+def adam_hyper(group: dict[str, Any]) -> tuple[Any, ...]:
+    """The Adam update's arguments after the step count: lr, beta1, beta2, eps, weight
+    decay, decoupled weight decay, amsgrad, maximize.
+    """
+    keys = ("eps", "weight_decay", "decoupled_weight_decay", "amsgrad", "maximize")
+    return (group["lr"], *group["betas"], *(group[k] for k in keys))
+
+
 def sgd_step(
     device: Any, group: dict[str, Any], params: list[Any], grads: list[Any], states: list[Any]
 ) -> None:
@@ -181,16 +197,9 @@ def sgd_step(
     on the first step.
     """
     xp = device.xp
-    update = sgd_update_threaded if _threaded(xp) else sgd_update_scratch
+    update: Callable[..., None] = sgd_update_threaded if _threaded(xp) else sgd_update_scratch
     momentum = group["momentum"]
-    hyper = (
-        group["lr"],
-        momentum,
-        group["dampening"],
-        group["nesterov"],
-        group["weight_decay"],
-        group["maximize"],
-    )
+    hyper = sgd_hyper(group)
     for param, grad, state in zip(params, grads, states, strict=True):
         buf, first = None, False
         if momentum != 0:
@@ -219,19 +228,9 @@ def adam_step(
     on each parameter, on the thread pool where it is in use.
     """
     xp = device.xp
-    update = adam_update_threaded if _threaded(xp) else adam_update_scratch
-    beta1, beta2 = group["betas"]
+    update: Callable[..., None] = adam_update_threaded if _threaded(xp) else adam_update_scratch
     amsgrad = group["amsgrad"]
-    hyper = (
-        group["lr"],
-        beta1,
-        beta2,
-        group["eps"],
-        group["weight_decay"],
-        group["decoupled_weight_decay"],
-        amsgrad,
-        group["maximize"],
-    )
+    hyper = adam_hyper(group)
     for param, grad, state in zip(params, grads, states, strict=True):
         step = adam_state(xp, param, state, amsgrad)
         max_sq = state["max_exp_avg_sq"] if amsgrad else None
