@@ -1,7 +1,8 @@
 """The pipeline's bubble against theory, and what its machinery costs per micro-batch.
 
 **Bubble.** A balanced synthetic model (``--stages`` stages of equal work: each
-``--layers`` ``Linear(width, width) -> ReLU``) runs one :class:`Pipeline` step for
+``--layers`` ``Linear(width, width) -> ReLU``, with as many GEMMs in every stage's
+backward; see :func:`balanced`) runs one :class:`Pipeline` step for
 m = 1, 2, 4, 8, 16 micro-batches of ``--micro`` samples each, with both schedules. The
 measured bubble (``1 - busy / (stages * span)`` on the step's timeline) is printed beside
 the theory ``(p - 1) / (m + p - 1)`` and their relative difference. It can match only
@@ -45,11 +46,19 @@ F = nn.functional
 
 
 def balanced(stages: int, layers: int, width: int) -> nn.Sequential:
-    """``stages * layers`` equal ``Linear(width, width) -> ReLU`` blocks (float32)."""
+    """``stages * layers`` equal ``Linear(width, width) -> ReLU`` blocks (float32), whose
+    stages do equal work: the first stage's first layer needs no input gradient (the data
+    has none), so every other stage's last layer is frozen and needs no weight gradient.
+    Each stage then runs ``2 * layers`` GEMMs forward and ``2 * layers - 1`` backward.
+    """
     mta.manual_seed(0)
     mods: list[nn.Module] = []
     for _ in range(stages * layers):
         mods += [nn.Linear(width, width), nn.ReLU()]
+    for s in range(1, stages):
+        last = mods[2 * layers * (s + 1) - 2]
+        for param in last.parameters():
+            param.requires_grad_(False)
     return nn.Sequential(*mods)
 
 

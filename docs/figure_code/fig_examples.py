@@ -53,6 +53,12 @@ def make_cpu_vs_gpu(out_dir: Path) -> list[Path] | None:
     return [png, write_text(out_dir / "cpu_vs_gpu.txt", text)]
 
 
+# benchmark script -> extra runs (argument lists) made on every machine
+CPU_RUNS: dict[str, list[list[str]]] = {
+    # a core per stage; then stages of more work per micro-batch, where the bubble's bound
+    # is stated (benchmarks page)
+    "pipeline": [["--stages", "2"], ["--stages", "2", "--layers", "8", "--micro", "512"]],
+}
 # benchmark script -> extra runs (argument lists) made only where a GPU is usable
 GPU_RUNS: dict[str, list[list[str]]] = {
     "autograd_overhead": [["--device", "cuda"]],
@@ -119,7 +125,8 @@ def make_benchmarks(out_dir: Path, timeout: int = 240) -> list[Path]:
     written = [write_text(out_dir / "bench_machine.txt", machine_summary())]
     gpu = cuda.is_available()
     for script in sorted((ROOT / "benchmarks").glob("*.py")):
-        variants: list[list[str]] = [[]] + (GPU_RUNS.get(script.stem, []) if gpu else [])
+        variants: list[list[str]] = [[], *CPU_RUNS.get(script.stem, [])]
+        variants += GPU_RUNS.get(script.stem, []) if gpu else []
         runs = []
         for args in variants:
             print(f"benchmarks: running {script.name} {' '.join(args)} ...", flush=True)
