@@ -19,9 +19,38 @@ from typing import Any, Generic, Protocol, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from ..backends import Device
 from ..core.tensor import Tensor
 
-__all__ = ["Dataset", "Sample", "SizedDataset", "Subset", "TensorDataset", "random_split"]
+
+def seeded_rng(seed: int | None) -> np.random.Generator:
+    """A new NumPy generator: seeded with ``seed``, or, for None, with a number drawn from
+    the host's generator (the one :func:`minitorch_accel.manual_seed` seeds), so that
+    shuffles and splits repeat after ``manual_seed`` as in PyTorch.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.manual_seed(3); a = seeded_rng(None).permutation(5)
+    >>> mta.manual_seed(3); b = seeded_rng(None).permutation(5)
+    >>> bool((a == b).all())
+    True
+    """
+    if seed is None:
+        host = Device("cpu")
+        seed = int(host.backend.generator(host).integers(2**63))
+    return np.random.default_rng(seed)
+
+
+__all__ = [
+    "Dataset",
+    "Sample",
+    "SizedDataset",
+    "Subset",
+    "TensorDataset",
+    "random_split",
+    "seeded_rng",
+]
 
 T_co = TypeVar("T_co", covariant=True)
 Sample = tuple[Any, ...]
@@ -203,8 +232,9 @@ def random_split(
         (each part gets ``floor(n * fraction)``, the remainder is handed out one
         sample at a time from the first part on).
     seed : int, optional
-        Seed of the permutation: the same seed gives the same split. None draws
-        fresh entropy.
+        Seed of the permutation: the same seed gives the same split. None seeds it
+        from the framework's host generator, so that :func:`minitorch_accel.manual_seed`
+        makes the split reproducible, as ``torch.manual_seed`` does.
     generator : numpy.random.Generator, optional
         Draws the permutation instead (PyTorch's argument, with a NumPy generator
         where PyTorch takes a ``torch.Generator``); excludes ``seed``.
@@ -233,7 +263,7 @@ def random_split(
             f"random_split generator must be a numpy.random.Generator, got "
             f"{type(generator).__name__}; or pass seed=<int>"
         )
-    rng = generator if generator is not None else np.random.default_rng(seed)
+    rng = generator if generator is not None else seeded_rng(seed)
     order = rng.permutation(len(dataset))
     bounds = np.cumsum([0, *counts])
     return [Subset(dataset, order[a:b]) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]

@@ -30,7 +30,7 @@ from ..backends import Device, DeviceLike, registry
 from ..core.factories import from_numpy
 from ..core.tensor import Tensor
 from .collate import collate_arrays, map_leaves
-from .dataset import SizedDataset, Subset
+from .dataset import SizedDataset, Subset, seeded_rng
 from .prefetch import Empty, Fields, Gather, prefetch
 from .workers import run_workers
 
@@ -155,7 +155,9 @@ class DataLoader:
         With workers: batches in flight per worker.
     seed : int, optional
         Seed of a new generator (when ``generator`` is not given): two loaders with the
-        same seed give the same sequence of epochs. None draws fresh entropy.
+        same seed give the same sequence of epochs. None seeds it from the framework's
+        host generator, so that :func:`minitorch_accel.manual_seed` before making the
+        loader makes its shuffles repeat, as ``torch.manual_seed`` does.
     device : str or Device, optional
         Move each batch there in a background thread, overlapped with the caller's
         work. None yields host (``"cpu"``) tensors.
@@ -252,7 +254,7 @@ class DataLoader:
         self.seed = seed
         self.device: Device | None = None if device is None else Device(device)
         self.prefetch = int(prefetch)
-        self._rng = generator if generator is not None else np.random.default_rng(seed)
+        self._rng = generator if generator is not None else seeded_rng(seed)
 
     @property
     def generator(self) -> np.random.Generator:
