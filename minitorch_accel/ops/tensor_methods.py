@@ -15,10 +15,16 @@ from typing import Any
 import numpy as np
 
 from ..core.tensor import Tensor
+from . import compare as _compare
 from . import elementwise as _E
+from . import index as _index
 from . import matmul as _M
 from . import reduce as _R
+from . import scan as _scan
 from . import shape as _S
+from . import sort as _sort
+from . import split as _split
+from . import unary as _unary
 
 #: PyTorch's legacy type names, returned by :meth:`TensorMethods.type`.
 _TYPE_NAMES = {
@@ -42,39 +48,27 @@ class TensorMethods:
     # ------------------------------------------------------------ comparisons
     def eq(self: Any, other: Any) -> Tensor:
         """``self == other`` (see :func:`minitorch_accel.eq`)."""
-        from .compare import eq
-
-        return eq(self, other)
+        return _compare.eq(self, other)
 
     def ne(self: Any, other: Any) -> Tensor:
         """``self != other``."""
-        from .compare import ne
-
-        return ne(self, other)
+        return _compare.ne(self, other)
 
     def lt(self: Any, other: Any) -> Tensor:
         """``self < other``."""
-        from .compare import lt
-
-        return lt(self, other)
+        return _compare.lt(self, other)
 
     def le(self: Any, other: Any) -> Tensor:
         """``self <= other``."""
-        from .compare import le
-
-        return le(self, other)
+        return _compare.le(self, other)
 
     def gt(self: Any, other: Any) -> Tensor:
         """``self > other``."""
-        from .compare import gt
-
-        return gt(self, other)
+        return _compare.gt(self, other)
 
     def ge(self: Any, other: Any) -> Tensor:
         """``self >= other``."""
-        from .compare import ge
-
-        return ge(self, other)
+        return _compare.ge(self, other)
 
     # ------------------------------------------------------------ arithmetic and math
     def add(self: Any, other: Any, alpha: builtins.float = 1) -> Tensor:
@@ -95,45 +89,31 @@ class TensorMethods:
 
     def pow(self: Any, exponent: Any) -> Tensor:
         """``self ** exponent`` (see :func:`minitorch_accel.pow`)."""
-        from .elementwise import pow
-
-        return pow(self, exponent)
+        return _E.pow(self, exponent)
 
     def rsqrt(self: Any) -> Tensor:
         """See :func:`minitorch_accel.rsqrt`."""
-        from .unary import rsqrt
-
-        return rsqrt(self)
+        return _unary.rsqrt(self)
 
     def log1p(self: Any) -> Tensor:
         """See :func:`minitorch_accel.log1p`."""
-        from .unary import log1p
-
-        return log1p(self)
+        return _unary.log1p(self)
 
     def sin(self: Any) -> Tensor:
         """See :func:`minitorch_accel.sin`."""
-        from .unary import sin
-
-        return sin(self)
+        return _unary.sin(self)
 
     def cos(self: Any) -> Tensor:
         """See :func:`minitorch_accel.cos`."""
-        from .unary import cos
-
-        return cos(self)
+        return _unary.cos(self)
 
     def tan(self: Any) -> Tensor:
         """See :func:`minitorch_accel.tan`."""
-        from .unary import tan
-
-        return tan(self)
+        return _unary.tan(self)
 
     def sign(self: Any) -> Tensor:
         """See :func:`minitorch_accel.sign`."""
-        from .unary import sign
-
-        return sign(self)
+        return _unary.sign(self)
 
     def clip(self: Any, min: Any = None, max: Any = None) -> Tensor:
         """Same as :meth:`clamp`."""
@@ -141,21 +121,15 @@ class TensorMethods:
 
     def norm(self: Any, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Tensor:
         """See :func:`minitorch_accel.norm`."""
-        from .scan import norm
-
-        return norm(self, p, dim, keepdim)
+        return _scan.norm(self, p, dim, keepdim)
 
     def cumsum(self: Any, dim: builtins.int, dtype: Any = None) -> Tensor:
         """See :func:`minitorch_accel.cumsum`."""
-        from .scan import cumsum
-
-        return cumsum(self, dim, dtype)
+        return _scan.cumsum(self, dim, dtype)
 
     def cumprod(self: Any, dim: builtins.int, dtype: Any = None) -> Tensor:
         """See :func:`minitorch_accel.cumprod`."""
-        from .scan import cumprod
-
-        return cumprod(self, dim, dtype)
+        return _scan.cumprod(self, dim, dtype)
 
     # ------------------------------------------------------------ shape
     def view_as(self: Any, other: Tensor) -> Tensor:
@@ -172,27 +146,19 @@ class TensorMethods:
 
     def repeat(self: Any, *sizes: Any) -> Tensor:
         """See :func:`minitorch_accel.ops.split.repeat`."""
-        from .split import repeat
-
-        return repeat(self, *sizes)
+        return _split.repeat(self, *sizes)
 
     def unflatten(self: Any, dim: builtins.int, sizes: Sequence[builtins.int]) -> Tensor:
         """See :func:`minitorch_accel.ops.split.unflatten`."""
-        from .split import unflatten
-
-        return unflatten(self, dim, sizes)
+        return _split.unflatten(self, dim, sizes)
 
     def split(self: Any, split_size: Any, dim: builtins.int = 0) -> tuple[Tensor, ...]:
         """See :func:`minitorch_accel.split`."""
-        from .split import split
-
-        return split(self, split_size, dim)
+        return _split.split(self, split_size, dim)
 
     def chunk(self: Any, chunks: builtins.int, dim: builtins.int = 0) -> tuple[Tensor, ...]:
         """See :func:`minitorch_accel.chunk`."""
-        from .split import chunk
-
-        return chunk(self, chunks, dim)
+        return _split.chunk(self, chunks, dim)
 
     def t(self: Any) -> Tensor:
         """The transpose of a tensor with at most 2 dims (itself for 0 or 1 dims)."""
@@ -213,29 +179,21 @@ class TensorMethods:
     # ------------------------------------------------------------ indexing
     def gather(self: Any, dim: builtins.int, index: Tensor) -> Tensor:
         """See :func:`minitorch_accel.gather`."""
-        from .index import gather
-
-        return gather(self, dim, index)
+        return _index.gather(self, dim, index)
 
     def scatter(
         self: Any, dim: builtins.int, index: Tensor, src: Any = None, value: Any = None
     ) -> Tensor:
         """See :func:`minitorch_accel.scatter` (``src`` a tensor, or ``value`` a number)."""
-        from .index import scatter
-
-        return scatter(self, dim, index, value if src is None else src)
+        return _index.scatter(self, dim, index, value if src is None else src)
 
     def index_select(self: Any, dim: builtins.int, index: Tensor) -> Tensor:
         """See :func:`minitorch_accel.index_select`."""
-        from .index import index_select
-
-        return index_select(self, dim, index)
+        return _index.index_select(self, dim, index)
 
     def masked_fill(self: Any, mask: Tensor, value: Any) -> Tensor:
         """See :func:`minitorch_accel.masked_fill`."""
-        from .index import masked_fill
-
-        return masked_fill(self, mask, value)
+        return _index.masked_fill(self, mask, value)
 
     # ------------------------------------------------------------ sorting and selection
     def sort(
@@ -245,9 +203,7 @@ class TensorMethods:
         stable: builtins.bool = True,
     ) -> Any:
         """See :func:`minitorch_accel.sort`: named ``(values, indices)``."""
-        from .sort import sort
-
-        return sort(self, dim, descending, stable)
+        return _sort.sort(self, dim, descending, stable)
 
     def argsort(
         self: Any,
@@ -256,9 +212,7 @@ class TensorMethods:
         stable: builtins.bool = True,
     ) -> Tensor:
         """See :func:`minitorch_accel.argsort`."""
-        from .sort import argsort
-
-        return argsort(self, dim, descending, stable)
+        return _sort.argsort(self, dim, descending, stable)
 
     def topk(
         self: Any,
@@ -268,29 +222,21 @@ class TensorMethods:
         sorted: builtins.bool = True,
     ) -> Any:
         """See :func:`minitorch_accel.topk`: named ``(values, indices)``."""
-        from .sort import topk
-
-        return topk(self, k, dim, largest, sorted)
+        return _sort.topk(self, k, dim, largest, sorted)
 
     def kthvalue(
         self: Any, k: builtins.int, dim: builtins.int = -1, keepdim: builtins.bool = False
     ) -> Any:
         """See :func:`minitorch_accel.kthvalue`: named ``(values, indices)``."""
-        from .sort import kthvalue
-
-        return kthvalue(self, k, dim, keepdim)
+        return _sort.kthvalue(self, k, dim, keepdim)
 
     def median(self: Any, dim: builtins.int | None = None, keepdim: builtins.bool = False) -> Any:
         """See :func:`minitorch_accel.median`: a tensor, or ``(values, indices)`` with a dim."""
-        from .sort import median
-
-        return median(self, dim, keepdim)
+        return _sort.median(self, dim, keepdim)
 
     def mode(self: Any, dim: builtins.int = -1, keepdim: builtins.bool = False) -> Any:
         """See :func:`minitorch_accel.mode`: named ``(values, indices)``."""
-        from .sort import mode
-
-        return mode(self, dim, keepdim)
+        return _sort.mode(self, dim, keepdim)
 
     # ------------------------------------------------------------ dtypes
     def int(self: Any) -> Tensor:
@@ -549,17 +495,16 @@ class TensorMethods:
         return _S.unsqueeze(self, dim)
 
     def __setitem__(self: Any, index: Any, value: Any) -> None:
-        from .shape import IndexPut, raw_index
-
         if self._records(value):
             value = value if isinstance(value, Tensor) else Tensor(value, dtype=self.dtype)
             before = self._history(copy=False)
-            self._rebase(IndexPut.apply(before, value.to(self.device), index=raw_index(index)))
+            put = _S.IndexPut.apply(before, value.to(self.device), index=_S.raw_index(index))
+            self._rebase(put)
             return
         self._check_inplace()
         value = self._as_data(value)
         with self.device.guard():
-            self.array[raw_index(index)] = value
+            self.array[_S.raw_index(index)] = value
 
 
 def _write(target: Any, result: Tensor, op: str) -> Tensor:
