@@ -117,8 +117,8 @@ PAGES: tuple[Page, ...] = (
         "gpu_kernels",
         "GPU fast paths",
         "The CUDA kernels of the CuPy backend (as sources, so that they can be checked "
-        "without a GPU) and the functions that launch them, which ops ask for with "
-        "``backend.kernel(name)``.",
+        "without a GPU) and the functions that launch them, which the backend's fast "
+        "paths (``backends/cupy/fast_*.py``) ask for with ``backend.kernel(name)``.",
         (
             "minitorch_accel.backends.cupy.kernel_spec",
             "minitorch_accel.backends.cupy.kernels",

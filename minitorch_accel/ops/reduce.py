@@ -70,16 +70,6 @@ def sum(a: Tensor, dim: Dim = None, keepdim: bool = False, dtype: Any = None) ->
     return Sum.apply(a, dims=_reduction_dims(dim, a.ndim), keepdim=keepdim)
 
 
-def sum_to_shape(grad: Tensor, shape: tuple[int, ...]) -> Tensor:
-    """Sum a broadcast gradient back to ``shape`` (the inverse of broadcasting)."""
-    extra = grad.ndim - len(shape)
-    dims = tuple(range(extra)) + tuple(
-        extra + i for i, s in enumerate(shape) if s == 1 and grad.shape[extra + i] != 1
-    )
-    out = Sum.apply(grad, dims=dims, keepdim=True) if dims else grad
-    return out.reshape(shape) if out.shape != shape else out
-
-
 def mean(a: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
     """The mean over ``dim`` (all dims by default)."""
     a = autocast_state.to_float32(a)

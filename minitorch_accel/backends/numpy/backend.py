@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..base import Backend
-from . import threads as cpu_threads
 
 if TYPE_CHECKING:
     from ..device import Device
@@ -112,9 +111,3 @@ class NumpyBackend(Backend):
         """Seed every device's generator of this backend."""
         self._seed = int(seed)
         self._generators.clear()
-
-    def kernel(self, name: str) -> Any:
-        """The threaded CPU kernel ``name`` when several threads are in use, else None
-        (see :mod:`~minitorch_accel.backends.numpy.threads`).
-        """
-        return cpu_threads.threaded_kernel(name)

@@ -286,22 +286,6 @@ def _pool(threads: int) -> ThreadPoolExecutor:
         return _executor
 
 
-#: Threaded kernels by op name, registered by the modules that define them.
-_kernels: dict[str, Callable[..., Any]] = {}
-
-
-def register_kernel(name: str, fn: Callable[..., Any]) -> None:
-    """Make ``fn`` the CPU's threaded fast path for the op kernel ``name``."""
-    _kernels[name] = fn
-
-
-def threaded_kernel(name: str) -> Callable[..., Any] | None:
-    """The threaded kernel ``name`` when more than one thread is in use, else None
-    (the op then runs its reference code).
-    """
-    return _kernels.get(name) if get_num_threads() > 1 else None
-
-
 def _after_fork_in_child() -> None:
     """A forked child has none of its parent's workers: start afresh on first use."""
     global _executor, _blas, _config_lock
@@ -324,7 +308,5 @@ __all__ = [
     "get_num_threads",
     "parallel_for",
     "pool_workers",
-    "register_kernel",
     "set_num_threads",
-    "threaded_kernel",
 ]
