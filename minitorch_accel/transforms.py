@@ -31,15 +31,10 @@ from typing import Any
 
 import numpy as np
 
-from .core.convert import HOST
+from .core.factories import host_generator
 from .core.tensor import Tensor
 
 __all__ = ["Compose", "Lambda", "Normalize", "RandomCrop", "RandomHorizontalFlip", "ToTensor"]
-
-
-def _host_rng() -> np.random.Generator:
-    rng: np.random.Generator = HOST.backend.generator(HOST)
-    return rng
 
 
 class Compose:
@@ -283,7 +278,7 @@ class RandomCrop:
                 f"RandomCrop: required crop size {self.size} is larger than the input image "
                 f"size {(h, w)}; pass pad_if_needed=True or padding"
             )
-        rng = _host_rng()
+        rng = host_generator()
         top, left = int(rng.integers(0, h - th + 1)), int(rng.integers(0, w - tw + 1))
         index = [slice(None)] * x.ndim
         index[h_axis], index[w_axis] = slice(top, top + th), slice(left, left + tw)
@@ -312,7 +307,7 @@ class RandomHorizontalFlip:
     def __call__(self, image: Any) -> Any:
         """``image`` flipped left to right with probability ``p``."""
         _, w_axis = _hw_axes(image)
-        if not _host_rng().random() < self.p:
+        if not host_generator().random() < self.p:
             return image
         if isinstance(image, Tensor):
             flipped = image.xp.flip(image.array, axis=w_axis)

@@ -19,7 +19,7 @@ from typing import Any, Generic, Protocol, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from ..backends import Device
+from ..core.factories import host_generator
 from ..core.tensor import Tensor
 
 
@@ -37,8 +37,7 @@ def seeded_rng(seed: int | None) -> np.random.Generator:
     True
     """
     if seed is None:
-        host = Device("cpu")
-        seed = int(host.backend.generator(host).integers(2**63))
+        seed = int(host_generator().integers(2**63))
     return np.random.default_rng(seed)
 
 

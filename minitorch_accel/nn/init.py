@@ -8,11 +8,10 @@ starts from the same weights whichever device it lives on.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
-from ..core.convert import HOST
+from ..core.factories import host_generator
 from ..core.grad_mode import no_grad
 from ..core.tensor import Tensor
 
@@ -76,18 +75,14 @@ def _fill_from_host(tensor: Tensor, values: np.ndarray) -> Tensor:
     return tensor
 
 
-def _generator() -> Any:
-    return HOST.backend.generator(HOST)
-
-
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
     """Fill ``tensor`` with samples of U(a, b), in place."""
-    return _fill_from_host(tensor, _generator().uniform(a, b, size=tensor.shape))
+    return _fill_from_host(tensor, host_generator().uniform(a, b, size=tensor.shape))
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
     """Fill ``tensor`` with samples of N(mean, std**2), in place."""
-    return _fill_from_host(tensor, _generator().normal(mean, std, size=tensor.shape))
+    return _fill_from_host(tensor, host_generator().normal(mean, std, size=tensor.shape))
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
