@@ -1,5 +1,6 @@
-"""The fast-path switch and the one place ops look a fast path up (Function.apply), and
-LeNet trained with the fast paths off equal to LeNet trained with them on.
+"""The fast-path switch and the one place ops look a fast path up (Function.apply).
+
+LeNet trained on both tiers is compared in ``tests/test_two_tiers_optim.py``.
 """
 
 from __future__ import annotations
@@ -9,15 +10,12 @@ import subprocess
 import sys
 from typing import Any
 
-import numpy as np
 import pytest
 
 import minitorch_accel as mta
-from minitorch_accel import nn, optim
 from minitorch_accel.backends import fast_paths as fp
 from minitorch_accel.core.function import Function
 from minitorch_accel.core.tensor import Tensor
-from minitorch_accel.nn.models import LeNet
 
 
 class Triple(Function):
@@ -111,32 +109,3 @@ def test_the_environment_variable_sets_the_start(value: str, enabled: bool) -> N
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == str(enabled)
-
-
-def _train_lenet(steps: int, opt_name: str) -> list[np.ndarray]:
-    mta.manual_seed(0)
-    model = LeNet().to(dtype=np.float64)
-    opt: optim.Optimizer
-    if opt_name == "sgd":
-        opt = optim.SGD(model.parameters(), lr=0.05, momentum=0.9, nesterov=True)
-    else:
-        opt = optim.Adam(model.parameters(), lr=1e-3, weight_decay=1e-4)
-    rng = np.random.default_rng(0)
-    loss_fn = nn.CrossEntropyLoss()
-    for _ in range(steps):
-        x = mta.tensor(rng.random((8, 1, 28, 28)), dtype=np.float64)
-        y = mta.tensor(rng.integers(0, 10, 8))
-        opt.zero_grad()
-        loss_fn(model(x), y).backward()
-        opt.step()
-    return [p.detach().numpy().copy() for p in model.parameters()]
-
-
-@pytest.mark.parametrize("opt_name", ["sgd", "adam"])
-def test_lenet_trained_with_fast_paths_off_equals_fast_paths_on(opt_name: str) -> None:
-    """20 float64 steps; the tiers may sum in another order, so 1e-9, not equality."""
-    on = _train_lenet(20, opt_name)
-    with mta.fast_paths(False):
-        off = _train_lenet(20, opt_name)
-    for a, b in zip(on, off, strict=True):
-        np.testing.assert_allclose(b, a, rtol=0, atol=1e-9)

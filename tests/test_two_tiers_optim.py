@@ -288,8 +288,9 @@ def test_the_other_reference_updates_hold_no_fast_path(function: Any) -> None:
     [
         lambda ps: optim.SGD(ps, lr=0.05, momentum=0.9, nesterov=True, weight_decay=1e-4),
         lambda ps: optim.AdamW(ps, lr=1e-3),
+        lambda ps: optim.Adam(ps, lr=1e-3, weight_decay=1e-4),
     ],
-    ids=["sgd_nesterov", "adamw"],
+    ids=["sgd_nesterov", "adamw", "adam_l2"],
 )
 def test_lenet_trains_alike_on_both_tiers(make: Make) -> None:
     """LeNet, 20 steps in float64: every fast path on (ops and optimizer) against the
