@@ -16,7 +16,8 @@ needs the dataset on disk (``apt-get install dataset-fashion-mnist``, or a copy 
 
 Run: ``python benchmarks/threads.py`` (1..all cores, batches 64 and 256),
 ``python benchmarks/threads.py --threads 1,2 --fashion``, ``--plot curve.png``;
-``--no-pool`` adds a row for ours with BLAS's threads only (the pool held to one).
+``--faults`` adds a row for ours with freed memory handed back to the system
+(``MINITORCH_ACCEL_KEEP_HEAP=0``) and prints the page faults per step of each.
 Figures from a machine shared with other work are noisy: compare ratios from one run.
 """
 
@@ -38,8 +39,8 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 FRAMEWORKS = ("ours", "torch")
-#: ``--no-pool``: ours with BLAS threads only, the pool off (what the threads add).
-NO_POOL = "ours, no pool"
+#: ``--faults``: ours with freed memory returned to the system (what keeping it saves).
+HEAP_OFF = "ours, heap off"
 
 
 def thread_env(threads: int) -> dict[str, str]:
@@ -56,7 +57,10 @@ def thread_env(threads: int) -> dict[str, str]:
 
 
 def step_child(framework: str, threads: int, batch: int, steps: int) -> dict[str, float]:
-    """Runs in a child process: the median ms of ``steps`` LeNet steps."""
+    """Runs in a child process: the median ms of ``steps`` LeNet steps, and the minor
+    page faults per step (first touches of fresh memory pages)."""
+    import resource
+
     from lenet_step import median_ms, ours_step, torch_step
 
     if framework == "torch":
@@ -64,14 +68,17 @@ def step_child(framework: str, threads: int, batch: int, steps: int) -> dict[str
 
         torch.set_num_threads(threads)
         step = torch_step(batch, "cpu")
-    elif framework == NO_POOL:  # the environment holds the pool to one thread
-        step = ours_step(batch, "cpu")
-    else:
+    else:  # HEAP_OFF: the environment has MINITORCH_ACCEL_KEEP_HEAP=0
         import minitorch_accel as mta
 
         mta.set_num_threads(threads)
         step = ours_step(batch, "cpu")
-    return {"ms": median_ms(step, lambda: None, steps=steps, warmup=3)}
+    for _ in range(3):  # warm-up: the first steps fault in their memory
+        step()
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    ms = median_ms(step, lambda: None, steps=steps, warmup=0)
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults
+    return {"ms": ms, "faults": faults / steps}
 
 
 def fashion_child(framework: str, threads: int, epochs: int, batch: int) -> dict[str, float]:
@@ -142,8 +149,8 @@ def in_child(threads: int, *args: str) -> dict[str, float] | None:
     """Run this script with ``args`` in a fresh process at ``threads`` threads."""
     cmd = [sys.executable, __file__, "--child", *args, "--child-threads", str(threads)]
     env = thread_env(threads)
-    if NO_POOL in args:
-        env["MINITORCH_ACCEL_NUM_THREADS"] = "1"
+    if HEAP_OFF in args:
+        env["MINITORCH_ACCEL_KEEP_HEAP"] = "0"
     out = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if out.returncode != 0:
         print(f"  (child {args} failed: {out.stderr.strip().splitlines()[-1:]})")
@@ -154,9 +161,11 @@ def in_child(threads: int, *args: str) -> dict[str, float] | None:
 
 def measure_steps(
     threads: list[int], batches: list[int], frameworks: list[str], steps: int, rounds: int
-) -> dict[tuple[str, int, int], float]:
-    """Median ms/step by (framework, threads, batch), over ``rounds`` alternating children."""
+) -> tuple[dict[tuple[str, int, int], float], dict[tuple[str, int, int], float]]:
+    """Median ms/step and page faults/step by (framework, threads, batch), over
+    ``rounds`` alternating children."""
     times: dict[tuple[str, int, int], list[float]] = {}
+    faults: dict[tuple[str, int, int], list[float]] = {}
     for batch in batches:
         for n in threads:
             for r in range(rounds):
@@ -164,24 +173,31 @@ def measure_steps(
                     found = in_child(n, "step", fw, str(batch), str(steps))
                     if found is not None:
                         times.setdefault((fw, n, batch), []).append(found["ms"])
-    return {key: float(np.median(t)) for key, t in times.items()}
+                        faults.setdefault((fw, n, batch), []).append(found["faults"])
+    median = {key: float(np.median(t)) for key, t in times.items()}
+    return median, {key: float(np.median(f)) for key, f in faults.items()}
 
 
 def print_table(
-    found: dict[tuple[str, int, int], float], threads: list[int], batches: list[int]
+    found: dict[tuple[str, int, int], float],
+    threads: list[int],
+    batches: list[int],
+    title: str = "LeNet step, ms",
+    ratio: bool = True,
 ) -> None:
     """The table: ms/step of each framework and the ratio, a column per (threads, batch)."""
     columns = [(n, b) for n in threads for b in batches]
     names = [f"{n} thr b{b}" for n, b in columns]
-    print(f"{'LeNet step, ms':<18}" + "".join(f"{name:>13}" for name in names))
-    for fw in (*FRAMEWORKS, NO_POOL) if any(k[0] == NO_POOL for k in found) else FRAMEWORKS:
+    print(f"{title:<18}" + "".join(f"{name:>13}" for name in names))
+    for fw in (*FRAMEWORKS, HEAP_OFF) if any(k[0] == HEAP_OFF for k in found) else FRAMEWORKS:
         cells = [found.get((fw, n, b), float("nan")) for n, b in columns]
         print(f"{fw:<18}" + "".join(f"{c:>13.1f}" for c in cells))
-    ratios = [
-        found.get(("ours", n, b), float("nan")) / found.get(("torch", n, b), float("nan"))
-        for n, b in columns
-    ]
-    print(f"{'ratio ours/torch':<18}" + "".join(f"{r:>13.2f}" for r in ratios))
+    if ratio:
+        ratios = [
+            found.get(("ours", n, b), float("nan")) / found.get(("torch", n, b), float("nan"))
+            for n, b in columns
+        ]
+        print(f"{'ratio ours/torch':<18}" + "".join(f"{r:>13.2f}" for r in ratios))
 
 
 def print_curves(
@@ -256,7 +272,9 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=20, help="timed steps per process")
     parser.add_argument("--rounds", type=int, default=3, help="processes per framework")
     parser.add_argument("--plot", default=None, help="write the speed-up curves there")
-    parser.add_argument("--no-pool", action="store_true", help="add ours with the pool off")
+    parser.add_argument(
+        "--faults", action="store_true", help="add ours with the heap off; page faults"
+    )
     parser.add_argument("--fashion", action="store_true", help="also Fashion-MNIST end to end")
     parser.add_argument("--fashion-threads", type=int, default=cores)
     parser.add_argument("--epochs", type=int, default=3)
@@ -278,17 +296,20 @@ def main() -> None:
     except ImportError:
         frameworks = ["ours"]
         print("(PyTorch is not installed: ours only)")
-    if args.no_pool:
-        frameworks.append(NO_POOL)
+    if args.faults:
+        frameworks.append(HEAP_OFF)
     threads = [int(n) for n in args.threads.split(",")]
     batches = [int(b) for b in args.batches.split(",")]
     print(
         f"LeNet training step (forward, loss, backward, SGD), {cores} cores available; "
         f"median of {args.rounds} processes x {args.steps} steps each\n"
     )
-    found = measure_steps(threads, batches, frameworks, args.steps, args.rounds)
+    found, faults = measure_steps(threads, batches, frameworks, args.steps, args.rounds)
     print_table(found, threads, batches)
     print_curves(found, threads, batches)
+    if args.faults:
+        print()
+        print_table(faults, threads, batches, "page faults/step", ratio=False)
     if args.plot:
         plot_curves(found, threads, batches, args.plot)
     if args.fashion:

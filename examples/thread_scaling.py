@@ -11,8 +11,9 @@ repeats.
 
 For each thread count, a fresh process times three pieces of work: a 1024 x 1024
 float32 matmul, the LeNet-style training step at batch 64, and an elementwise add of 4M
-values. Ours runs with ``minitorch_accel.set_num_threads`` (its own pool and the BLAS
-library's threads); PyTorch with ``torch.set_num_threads``. Each framework runs in its
+values. Ours runs with ``minitorch_accel.set_num_threads`` (its own pool, which also
+splits the matrix products, BLAS running on one thread inside each part); PyTorch with
+``torch.set_num_threads``. Each framework runs in its
 own processes, alternated (A B A B), because the spinning threads of one slow the other
 down when they share a process. It prints medians, speed-ups against one thread, and
 the parallel fraction ``p`` of Amdahl's law fitted to each curve:
@@ -51,7 +52,7 @@ def ours(threads: int) -> dict[str, float]:
     from minitorch_accel import nn, optim
     from minitorch_accel.nn.models import LeNet
 
-    mta.set_num_threads(threads)  # the framework's pool and BLAS's threads
+    mta.set_num_threads(threads)  # the framework's pool (BLAS held at one thread)
     mta.manual_seed(0)
     a, b = mta.randn(1024, 1024), mta.randn(1024, 1024)
     model = LeNet()

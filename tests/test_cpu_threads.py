@@ -30,6 +30,7 @@ from minitorch_accel.backends.numpy import fast_conv as fc
 from minitorch_accel.backends.numpy import fast_nn
 from minitorch_accel.backends.numpy import threads as cpu_threads
 from minitorch_accel.nn.models import LeNet
+from minitorch_accel.ops import elementwise
 
 ROOT = Path(__file__).resolve().parent.parent
 THREADS = (1, 2, 4)
@@ -134,6 +135,31 @@ def test_cgroup_quota_is_read_as_whole_cpus(tmp_path: Path) -> None:
         quota.write_text(text)
         assert cpu_threads._cgroup_cpu_limit(str(quota)) == cpus
     assert cpu_threads._cgroup_cpu_limit(str(tmp_path / "absent")) is None
+
+
+@pytest.mark.parametrize("layout", [np.ascontiguousarray, channels_last])
+@pytest.mark.parametrize("op", sorted(fast_nn.BINARY_UFUNCS))
+def test_elementwise_arithmetic_is_bit_identical(
+    op: str, layout: Any, rng: np.random.Generator, splits: list[int]
+) -> None:
+    a = layout(rng.standard_normal((6, 5, 130, 131)).astype(np.float32))
+    b = layout(rng.standard_normal(a.shape).astype(np.float32) + 3.0)
+    ufunc = fast_nn.BINARY_UFUNCS[op]
+    fn = getattr(elementwise, op)()
+    fast = fast_nn._threaded_binary(ufunc)
+    results = at_threads(fast, fn, a, b)
+    for n in THREADS:
+        np.testing.assert_array_equal(results[n], ufunc(a, b))
+        assert physical_order(results[n]) == physical_order(a)
+    assert splits and min(splits) == a.size  # the work did go through the pool
+    # broadcasting, mixed dtypes or mixed layouts: the reference forward, one call
+    splits.clear()
+    mta.set_num_threads(2)
+    np.testing.assert_array_equal(fast(fn, a, b[:1]), ufunc(a, b[:1]))
+    np.testing.assert_array_equal(fast(fn, a, b.astype(np.float64)), ufunc(a, b.astype(np.float64)))
+    other = np.ascontiguousarray(b) if physical_order(b) != (0, 1, 2, 3) else channels_last(b)
+    np.testing.assert_array_equal(fast(fn, a, other), ufunc(a, other))
+    assert splits == []
 
 
 @pytest.mark.parametrize("layout", [np.ascontiguousarray, channels_last])

@@ -142,6 +142,10 @@ def conv_arrays(case: tuple[Any, ...], bias: bool) -> list[np.ndarray]:
     return arrays + [rng.standard_normal(w_shape[0])] if bias else arrays
 
 
+#: Fast paths of ``+ - * /`` that the loss of :func:`evaluate` runs as well.
+ARITHMETIC = {"Add", "Sub", "Mul", "Div"}
+
+
 # ------------------------------------------------------------------ convolution
 @pytest.mark.parametrize("bias", [True, False], ids=["bias", "no_bias"])
 @pytest.mark.parametrize("case", CONV_CASES, ids=["first", "padded", "mixed", "depthwise"])
@@ -156,7 +160,7 @@ def test_conv2d_tiers_agree(device: str, case: tuple[Any, ...], bias: bool) -> N
     expected = {"Conv2d", "Conv2dGradInput", "Conv2dGradWeight"} | (
         {"Conv2dGradBias"} if bias else set()
     )
-    assert set(ran) == expected
+    assert set(ran) - ARITHMETIC == expected
 
 
 def test_conv2d_double_backward_tiers_agree(device: str) -> None:
@@ -218,7 +222,7 @@ def pool_input(ties: bool) -> np.ndarray:
 def test_max_pool2d_tiers_agree(device: str, args: tuple[Any, ...], ties: bool) -> None:
     fast, reference, ran = both_tiers(lambda x: F.max_pool2d(x, *args), [pool_input(ties)], device)
     assert_agree(fast, reference, 1e-10)
-    assert set(ran) == {"MaxPool2d", "MaxPool2dBackward"}
+    assert set(ran) - ARITHMETIC == {"MaxPool2d", "MaxPool2dBackward"}
 
 
 def test_max_pool2d_double_backward_tiers_agree(device: str) -> None:

@@ -1,6 +1,8 @@
-"""The NumPy backend's fast paths for ReLU and batch normalization.
+"""The NumPy backend's fast paths for elementwise arithmetic, ReLU and batch
+normalization.
 
-ReLU and its gradient run in chunks of elements on the CPU's thread pool
+``+``, ``-``, ``*`` and ``/`` of two equal-shaped arrays, and ReLU and its gradient, run
+in chunks of elements on the CPU's thread pool
 (:func:`~minitorch_accel.backends.numpy.threads.parallel_for`) when more than one
 thread is in use, in the memory layout of their input (channels-last stays
 channels-last); each element gets the same operation as in the reference code, so the
@@ -68,6 +70,34 @@ def relu_backward(y: Array, grad_y: Array) -> Array:
 
     parallel_for(grad_src.size, chunk, grain=ELEMENT_GRAIN)
     return grad_x
+
+
+def _threaded_binary(ufunc: Any) -> Any:
+    """A fast forward running ``ufunc(a, b)`` in chunks of elements when more than one
+    thread is in use and ``a`` and ``b`` are float arrays of one shape, dtype and memory
+    layout (no broadcasting); else the reference forward.
+    """
+
+    def fast(fn: Any, a: Any, b: Any) -> Any:
+        if get_num_threads() == 1 or not isinstance(a, np.ndarray) or not isinstance(b, np.ndarray):
+            return fn.forward(a, b)
+        if a.shape != b.shape or a.dtype != b.dtype or a.dtype.kind != "f":
+            return fn.forward(a, b)
+        src_a, src_b = _flat(a), _flat(b)
+        if src_a is None or src_b is None or physical_order(a) != physical_order(b):
+            return fn.forward(a, b)
+        out, dst = _empty_like_layout(a)
+        parallel_for(
+            dst.size, lambda s, e: ufunc(src_a[s:e], src_b[s:e], out=dst[s:e]), grain=ELEMENT_GRAIN
+        )
+        return out
+
+    fast.__name__ = fast.__qualname__ = f"threaded_{ufunc.__name__}"
+    return fast
+
+
+#: Elementwise Functions with a threaded fast forward, by name.
+BINARY_UFUNCS = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.divide}
 
 
 def relu(fn: Any, a: Array) -> Array:
@@ -184,6 +214,8 @@ def batch_norm_grad(fn: Any, g: Array, x: Array, w: Array, *, forward: Any, wrt:
 
 def register_fast_nn(backend: str = "cpu") -> None:
     """Register this module's fast forwards for ``backend`` (the CPU's by default)."""
+    for name, ufunc in BINARY_UFUNCS.items():
+        register_fast(backend, name, _threaded_binary(ufunc))
     register_fast(backend, "Relu", relu)
     register_fast(backend, "ReluBackward", relu_grad)
     register_fast(backend, "BatchNorm", batch_norm_forward)

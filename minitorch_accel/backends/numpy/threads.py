@@ -3,15 +3,20 @@
 NumPy releases the GIL inside its loops and BLAS calls, so Python threads that each
 work on their own slice of a batch run on separate cores. :func:`parallel_for` splits
 ``range(total)`` into a few contiguous chunks per thread, claimed in order by the
-calling thread and the pool's workers until none is left. Two levels of threads must not fight
-over the cores: while chunks run, BLAS inside each chunk is held to one thread; outside,
-one big GEMM uses BLAS's own threads (``set_num_threads`` sets both counts).
+calling thread and the pool's workers until none is left. Two pools of threads must not
+fight over the cores, so there is one: BLAS is held at one thread, and a large matrix
+product is split over this pool like any other loop
+(:mod:`~minitorch_accel.backends.numpy.fast_gemm`), as PyTorch runs both on one OpenMP
+pool. (OpenBLAS's own threads keep spinning for a while after each call, taking the
+cores the elementwise work that follows needs.)
 
 The thread count follows ``torch.set_num_threads``: :func:`set_num_threads`,
 :func:`get_num_threads`, by default the cores this process may use (its CPU affinity
 and the cgroup's CPU quota), or ``MINITORCH_ACCEL_NUM_THREADS``. At one thread no worker
-starts and every op runs its reference code. BLAS threads are set through
-``threadpoolctl`` when it is installed (without it BLAS keeps its own setting).
+starts and every op runs its reference code. BLAS's threads are set through
+``threadpoolctl`` when the thread count is first chosen; NumPy products a program makes
+outside the framework then run on one thread too (``threadpoolctl.threadpool_limits``
+raises it for a block of code).
 
 The workers belong to a :class:`concurrent.futures.ThreadPoolExecutor`: they are not
 daemons, and the interpreter joins them at exit. Several Python threads (towers,
@@ -31,8 +36,10 @@ from typing import Any
 ENV_VAR = "MINITORCH_ACCEL_NUM_THREADS"
 
 #: Chunks per thread: a thread that another process keeps off its core leaves its
-#: unclaimed chunks to the others (on a shared machine a fixed half would wait for it).
-CHUNKS_PER_THREAD = 4
+#: unclaimed chunk to the others (with one chunk each, all would wait for it), while
+#: each chunk costs a hand-off and some Python work under the GIL (measured on the
+#: LeNet step at 2 threads: 2 per thread as fast as 4 at batch 256, 12% faster at 64).
+CHUNKS_PER_THREAD = 2
 
 _config_lock = threading.Lock()
 _num_threads: int | None = None  # None: not chosen yet (default on first use)
@@ -97,14 +104,16 @@ def get_num_threads() -> int:
         with _config_lock:
             if _num_threads is None:
                 _num_threads = default_num_threads()
+                _blas.hold_one()
     return _num_threads
 
 
 def set_num_threads(n: int) -> None:
-    """Use ``n`` threads for CPU ops and for BLAS, as ``torch.set_num_threads``.
+    """Use ``n`` threads for CPU ops, as ``torch.set_num_threads``.
 
-    At ``n == 1`` no pool worker runs and BLAS uses one thread. Workers of a previous
-    count finish their current chunk and exit.
+    Large matrix products are split over the same ``n`` threads, each running BLAS on
+    one thread. At ``n == 1`` no pool worker runs. Workers of a previous count finish
+    their current chunk and exit.
 
     Parameters
     ----------
@@ -133,17 +142,19 @@ def set_num_threads(n: int) -> None:
         old, _executor = _executor, None
     if old is not None:
         old.shutdown(wait=False)  # running chunks finish; idle workers exit
-    _blas.set_threads(n)
+    _blas.hold_one()
 
 
 class _BlasThreads:
-    """BLAS's thread count through threadpoolctl: 1 while any chunks run, else ``n``."""
+    """BLAS's thread count through threadpoolctl: held at 1, and 1 while any chunks run
+    even if the program raised it meanwhile (restored after the last region).
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._regions = 0  # parallel_for calls running now, in all Python threads
         self._libs: list[Any] | None = None
-        self._outside = 0  # the count to restore after the last region (0: leave as is)
+        self._outside: list[int] = []  # the counts to restore after the last region
 
     def libs(self) -> list[Any]:
         """The controllers (threadpoolctl) of the loaded BLAS libraries; [] without it."""
@@ -156,29 +167,30 @@ class _BlasThreads:
                 self._libs = list(ThreadpoolController().select(user_api="blas").lib_controllers)
         return self._libs
 
-    def set_threads(self, n: int) -> None:
+    def hold_one(self) -> None:
+        """Set every BLAS library to one thread (outside regions; inside, it is)."""
         with self._lock:
-            self._outside = n
             if self._regions == 0:
                 for lib in self.libs():
-                    lib.set_num_threads(n)
+                    lib.set_num_threads(1)
 
     def enter(self) -> None:
         with self._lock:
             if self._regions == 0:
                 libs = self.libs()
-                if not self._outside and libs:
-                    self._outside = max(lib.num_threads for lib in libs)
-                for lib in libs:
-                    lib.set_num_threads(1)
+                self._outside = [lib.num_threads for lib in libs]
+                for lib, n in zip(libs, self._outside, strict=True):
+                    if n != 1:
+                        lib.set_num_threads(1)
             self._regions += 1
 
     def leave(self) -> None:
         with self._lock:
             self._regions -= 1
             if self._regions == 0:
-                for lib in self.libs():
-                    lib.set_num_threads(self._outside)
+                for lib, n in zip(self.libs(), self._outside, strict=True):
+                    if n != 1:
+                        lib.set_num_threads(n)
 
 
 _blas = _BlasThreads()
@@ -277,6 +289,11 @@ def parallel_for(total: int, fn: Callable[[int, int], None], grain: int = 1) -> 
         raise job.error
 
 
+def in_parallel_region() -> bool:
+    """True inside a chunk of :func:`parallel_for` (where a nested split runs serially)."""
+    return bool(getattr(_inside, "active", False))
+
+
 def _pool(threads: int) -> ThreadPoolExecutor:
     """The executor with ``threads - 1`` workers, started on first use."""
     global _executor
@@ -306,6 +323,7 @@ __all__ = [
     "chunk_bounds",
     "default_num_threads",
     "get_num_threads",
+    "in_parallel_region",
     "parallel_for",
     "pool_workers",
     "set_num_threads",
