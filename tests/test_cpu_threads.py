@@ -58,7 +58,13 @@ def splits(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         calls.append(total)
         original(total, fn, grain)
 
+    def block_spy(total: int, fn: Any, block: int) -> None:
+        calls.append(total)
+        original_blocks(total, fn, block)
+
+    original_blocks = cpu_threads.for_blocks
     monkeypatch.setattr(fc, "parallel_for", spy)
+    monkeypatch.setattr(fc, "for_blocks", block_spy)
     monkeypatch.setattr(fast_nn, "parallel_for", spy)
     return calls
 
@@ -176,13 +182,22 @@ def test_relu_is_bit_identical(layout: Any, rng: np.random.Generator, splits: li
     assert splits and min(splits) == x.size  # the work did go through the pool
 
 
+@pytest.mark.parametrize("block", [None, 2], ids=["whole", "blocks_of_2"])
 @pytest.mark.parametrize("layout", [np.ascontiguousarray, channels_last])
 @pytest.mark.parametrize("kernel, stride", [(2, 2), (3, 1)])
 def test_max_pool_is_bit_identical(
-    layout: Any, kernel: int, stride: int, rng: np.random.Generator, splits: list[int]
+    layout: Any,
+    kernel: int,
+    stride: int,
+    block: int | None,
+    rng: np.random.Generator,
+    splits: list[int],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # rounded values: many ties, where the gradient must go to the first maximum
     x = layout(np.round(rng.standard_normal((7, 4, 12, 13)), 1).astype(np.float32))
+    if block is not None:  # cache blocks of two images (the last of three)
+        monkeypatch.setattr(fc, "POOL_BLOCK_BYTES", block * x[:1].nbytes)
     geo = pk.pool_geometry("max_pool2d", x.shape, kernel, stride, 0)
     y_ref = pk.max_pool2d_forward(np, x, kernel, stride).copy()
     grad = layout(rng.standard_normal(y_ref.shape).astype(np.float32))

@@ -7,9 +7,11 @@ Registered under the names of the Functions of :mod:`minitorch_accel.ops.conv` a
 large buffers reused from step to step, the bias added inside the GEMM. When more than
 one thread is in use (:func:`minitorch_accel.set_num_threads`) the batch is split over
 the CPU's thread pool: each thread runs the same kernel on its own images, writing into
-its part of one output buffer. Every output element is then computed by the same
-operations in the same order, except inside a GEMM (each chunk multiplies its own rows,
-and BLAS may pick another kernel for a smaller matrix).
+its part of one output buffer. Pooling always works on blocks of images small enough
+to stay in the core's cache (at one thread, one block after another). Every output
+element is then computed by the same operations in the same order, except inside a
+GEMM (each chunk multiplies its own rows, and BLAS may pick another kernel for a
+smaller matrix).
 
 Each fast forward sets on the Function the attributes its (shared) backward reads.
 """
@@ -26,24 +28,38 @@ from .. import pool_kernels as pk
 from ..fast_paths import register_fast
 from ..image_geometry import ConvGeometry, IntPair, PoolGeometry, conv_geometry
 from ..layout import Array, buffer_cache, empty_with_layout, physical_order
-from .threads import get_num_threads, parallel_for
+from .threads import for_blocks, get_num_threads, parallel_for
 
 # ------------------------------------------------------------------ threaded kernels
 
+#: Input bytes per block of images in the pooling kernels: their chain of passes then
+#: runs on data in the core's cache (measured on LeNet's first pooling at batch 256,
+#: one thread: the backward 22% faster than over the whole batch at once).
+POOL_BLOCK_BYTES = 1 << 20
+
+
+def _pool_block(x: Array) -> int:
+    """Images per cache block of the pooling kernels."""
+    return max(1, POOL_BLOCK_BYTES // max(1, x[:1].nbytes))
+
 
 def threaded_max_pool2d_forward(x: Array, geometry: PoolGeometry) -> Array:
-    """Max pooling, the batch split over threads."""
+    """Max pooling, the batch cut into cache-sized blocks shared out over the threads."""
     pool = {"kernel_size": geometry.kernel, "stride": geometry.stride, "padding": geometry.padding}
     y = empty_with_layout(np, geometry.y_shape, x.dtype, physical_order(x))
-    parallel_for(x.shape[0], lambda s, e: pk.max_pool2d_forward(np, x[s:e], **pool, out=y[s:e]))
+    for_blocks(
+        x.shape[0],
+        lambda s, e: pk.max_pool2d_forward(np, x[s:e], **pool, out=y[s:e]),
+        _pool_block(x),
+    )
     return y
 
 
 def threaded_max_pool2d_backward(
     grad_y: Array, x: Array, y: Array, geometry: PoolGeometry
 ) -> Array:
-    """Gradient of max pooling, the batch split over threads (padding 0; else the
-    single-threaded kernel runs).
+    """Gradient of max pooling, the batch cut into cache-sized blocks shared out over
+    the threads (padding 0; else the one-call kernel runs).
     """
     pool = {"kernel_size": geometry.kernel, "stride": geometry.stride, "padding": geometry.padding}
     if geometry.padding != (0, 0) or tuple(grad_y.shape) != geometry.y_shape:
@@ -53,7 +69,7 @@ def threaded_max_pool2d_backward(
     def chunk(s: int, e: int) -> None:
         pk.max_pool2d_backward(np, grad_y[s:e], x[s:e], y[s:e], **pool, out=grad_x[s:e])
 
-    parallel_for(x.shape[0], chunk)
+    for_blocks(x.shape[0], chunk, _pool_block(x))
     return grad_x
 
 
@@ -183,17 +199,14 @@ def _args(geo: PoolGeometry) -> tuple[Any, Any, Any]:
 def max_pool2d(fn: Any, x: Array, *, geo: PoolGeometry) -> Array:
     """Fast forward of :class:`~minitorch_accel.ops.pool.MaxPool2d` (in ``x``'s layout)."""
     fn.geo = geo
-    if get_num_threads() > 1:
-        fn.y = threaded_max_pool2d_forward(x, geo)
-    else:
-        fn.y = pk.max_pool2d_forward(np, x, *_args(geo))
+    fn.y = threaded_max_pool2d_forward(x, geo)
     return fn.y
 
 
 def max_pool2d_backward(fn: Any, grad_y: Array, x: Array, *, y: Array, geo: PoolGeometry) -> Array:
     """Fast forward of :class:`~minitorch_accel.ops.pool.MaxPool2dBackward`."""
     fn.geo, fn.y = geo, y
-    if get_num_threads() > 1 and grad_y.dtype == x.dtype == y.dtype:
+    if grad_y.dtype == x.dtype == y.dtype:
         return threaded_max_pool2d_backward(grad_y, x, y, geo)
     return pk.max_pool2d_backward(np, grad_y, x, y, *_args(geo))
 

@@ -289,6 +289,29 @@ def parallel_for(total: int, fn: Callable[[int, int], None], grain: int = 1) -> 
         raise job.error
 
 
+def for_blocks(total: int, fn: Callable[[int, int], None], block: int) -> None:
+    """Call ``fn(start, stop)`` over consecutive blocks of about ``block`` items, the
+    blocks shared out over the threads by :func:`parallel_for`; at one thread they run
+    one after another. Blocks small enough to stay in the core's cache make a chain of
+    passes over each block faster than the same passes over the whole array (*cache
+    blocking*), at any thread count.
+
+    Examples
+    --------
+    >>> seen = []
+    >>> for_blocks(10, lambda s, e: seen.append((s, e)), block=4)
+    >>> sorted(seen)
+    [(0, 3), (3, 6), (6, 10)]
+    """
+    blocks = chunk_bounds(total, max(1, -(-total // max(1, block))))
+
+    def run(first: int, last: int) -> None:
+        for start, stop in blocks[first:last]:
+            fn(start, stop)
+
+    parallel_for(len(blocks), run)
+
+
 def in_parallel_region() -> bool:
     """True inside a chunk of :func:`parallel_for` (where a nested split runs serially)."""
     return bool(getattr(_inside, "active", False))
@@ -322,6 +345,7 @@ __all__ = [
     "available_cpus",
     "chunk_bounds",
     "default_num_threads",
+    "for_blocks",
     "get_num_threads",
     "in_parallel_region",
     "parallel_for",
