@@ -40,7 +40,7 @@ POOL_BLOCK_BYTES = 1 << 20
 
 def _pool_block(x: Array) -> int:
     """Images per cache block of the pooling kernels."""
-    return max(1, POOL_BLOCK_BYTES // max(1, x[:1].nbytes))
+    return max(1, POOL_BLOCK_BYTES // max(1, int(x[:1].nbytes)))
 
 
 def threaded_max_pool2d_forward(x: Array, geometry: PoolGeometry) -> Array:
