@@ -268,7 +268,7 @@ def parallel_for(total: int, fn: Callable[[int, int], None], grain: int = 1) -> 
     """
     threads = get_num_threads()
     chunks = min(threads * CHUNKS_PER_THREAD, total // max(1, grain))
-    if threads == 1 or chunks <= 1 or getattr(_inside, "active", False):  # nested: serial
+    if threads == 1 or chunks <= 1 or in_parallel_region():  # nested: serial
         if total > 0:
             fn(0, total)
         return
