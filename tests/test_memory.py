@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tracemalloc
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 import pytest
@@ -97,6 +98,23 @@ def test_categories_of_a_training_step(counting: str) -> None:
     assert sum(peak.values()) == memory.max_memory_allocated(counting)
     summary = memory.memory_summary(counting)
     assert "optimizer state" in summary and "at peak" in summary
+
+
+def test_garbage_in_reference_cycles_is_freed_before_out_of_memory(counting: str) -> None:
+    import gc
+
+    base = memory.memory_allocated(counting)
+    memory.set_memory_limit(counting, base + 10_000)
+    gc.disable()  # the cycle below is freed only by a collection
+    try:
+        cycle: list[Any] = [mta.ones(2000, device=counting)]  # 8000 bytes
+        cycle.append(cycle)
+        del cycle
+        assert memory.memory_allocated(counting) == base + 8000
+        b = mta.ones(2000, device=counting)  # fits once the cycle is collected
+    finally:
+        gc.enable()
+    assert memory.memory_allocated(counting) == base + 8000 and b.shape == (2000,)
 
 
 def test_the_cap_raises_at_the_allocation_that_passes_it(counting: str) -> None:

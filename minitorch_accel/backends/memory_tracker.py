@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import gc
 import os
 import threading
 import weakref
@@ -170,7 +171,12 @@ class MemoryTracker:
             if storage is None:
                 counts = self.counts(device)
                 if counts.limit is not None and counts.allocated + nbytes > counts.limit:
-                    raise _over_limit(device, nbytes, counts)
+                    # Garbage in reference cycles (the frames of an earlier error's
+                    # traceback) may still hold buffers: free it before calling the
+                    # device full, as a GPU allocator empties its cache and retries.
+                    gc.collect()
+                    if counts.allocated + nbytes > counts.limit:
+                        raise _over_limit(device, nbytes, counts)
                 try:
                     ref = weakref.ref(array, self._release)
                 except TypeError:  # an array type without weak references: not counted
