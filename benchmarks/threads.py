@@ -10,14 +10,17 @@ over time at n threads).
 
 ``--fashion`` also times 3 epochs of Fashion-MNIST end to end (loading, training with
 each framework's own DataLoader, evaluation) at batch 64 and ``--fashion-threads``
-threads, for both, and prints the wall times, their ratio and the test accuracies. It
+threads, for both, from the same initial weights and with the images in the same order,
+and prints the wall times, their ratio and the test accuracies. It
 needs the dataset on disk (``apt-get install dataset-fashion-mnist``, or a copy under
 ``$MINITORCH_ACCEL_DATA/fashion-mnist``); without it, it says so and skips.
 
 Run: ``python benchmarks/threads.py`` (1..all cores, batches 64 and 256),
 ``python benchmarks/threads.py --threads 1,2 --fashion``, ``--plot curve.png``;
 ``--faults`` adds a row for ours with freed memory handed back to the system
-(``MINITORCH_ACCEL_KEEP_HEAP=0``) and prints the page faults per step of each.
+(``MINITORCH_ACCEL_KEEP_HEAP=0`` and glibc's thresholds pinned at 128 KiB with
+``MALLOC_MMAP_THRESHOLD_`` and ``MALLOC_TRIM_THRESHOLD_``) and prints the page faults
+per step of each.
 Figures from a machine shared with other work are noisy: compare ratios from one run.
 """
 
@@ -28,6 +31,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -41,6 +45,15 @@ sys.path.insert(0, str(HERE))
 FRAMEWORKS = ("ours", "torch")
 #: ``--faults``: ours with freed memory returned to the system (what keeping it saves).
 HEAP_OFF = "ours, heap off"
+#: Its environment: no ``mallopt`` from the framework, and glibc's thresholds pinned at
+#: their 128 KiB defaults. Left alone, glibc raises its mmap threshold each time it frees
+#: a larger mapped block, so the faults of an unpinned run depend on the order of its
+#: allocations (from a few to thousands per step).
+GIVE_BACK = {
+    "MINITORCH_ACCEL_KEEP_HEAP": "0",
+    "MALLOC_MMAP_THRESHOLD_": "131072",
+    "MALLOC_TRIM_THRESHOLD_": "131072",
+}
 
 
 def thread_env(threads: int) -> dict[str, str]:
@@ -81,33 +94,52 @@ def step_child(framework: str, threads: int, batch: int, steps: int) -> dict[str
     return {"ms": ms, "faults": faults / steps}
 
 
-def fashion_child(framework: str, threads: int, epochs: int, batch: int) -> dict[str, float]:
-    """Runs in a child process: Fashion-MNIST end to end; wall seconds and accuracy."""
+def epoch_order(epoch: int, size: int) -> list[int]:
+    """The order of the training images in ``epoch``: the same for both frameworks."""
+    return np.random.default_rng(epoch).permutation(size).tolist()
+
+
+def fashion_child(
+    framework: str, threads: int, epochs: int, batch: int, init: str
+) -> dict[str, float]:
+    """Runs in a child process: Fashion-MNIST end to end; wall seconds and accuracy.
+
+    Both frameworks start from the same weights (``init``, an ``.npz`` of LeNet's
+    parameters in order) and see the images in the same order, each through its own
+    DataLoader: the accuracies then differ only by rounding, not by luck.
+    """
     start = time.perf_counter()
     from minitorch_accel.datasets import FashionMNIST
 
     train = FashionMNIST(train=True, download=False, normalize=True).arrays
     test = FashionMNIST(train=False, download=False, normalize=True).arrays
+    with np.load(init) as saved:
+        weights = [saved[f"arr_{i}"] for i in range(len(saved.files))]
     run = _fashion_torch if framework == "torch" else _fashion_ours
-    accuracy = run(train, test, threads, epochs, batch)
+    accuracy = run(train, test, weights, threads, epochs, batch)
     return {"seconds": time.perf_counter() - start, "accuracy": accuracy}
 
 
-def _fashion_ours(train: Any, test: Any, threads: int, epochs: int, batch: int) -> float:
+def _fashion_ours(
+    train: Any, test: Any, weights: list[Any], threads: int, epochs: int, batch: int
+) -> float:
     import minitorch_accel as mta
     from minitorch_accel import nn, optim
     from minitorch_accel.data import DataLoader, TensorDataset
     from minitorch_accel.nn.models import LeNet
 
     mta.set_num_threads(threads)
-    mta.manual_seed(0)
     model = LeNet()
+    with mta.no_grad():
+        for p, w in zip(model.parameters(), weights, strict=True):
+            p.copy_(mta.tensor(w))
     opt = optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     loss_fn = nn.CrossEntropyLoss()
-    loader = DataLoader(TensorDataset(*train), batch_size=batch, shuffle=True, seed=0)
-    for _ in range(epochs):
+    dataset = TensorDataset(*train)
+    for epoch in range(epochs):
         model.train()
-        for x, y in loader:
+        order = epoch_order(epoch, len(dataset))
+        for x, y in DataLoader(dataset, batch_size=batch, sampler=order):
             opt.zero_grad()
             loss_fn(model(x), y).backward()
             opt.step()
@@ -119,38 +151,53 @@ def _fashion_ours(train: Any, test: Any, threads: int, epochs: int, batch: int) 
     return correct / len(test[1])
 
 
-def _fashion_torch(train: Any, test: Any, threads: int, epochs: int, batch: int) -> float:
+def _fashion_torch(
+    train: Any, test: Any, weights: list[Any], threads: int, epochs: int, batch: int
+) -> float:
     import torch
     from lenet_step import torch_parts
 
     torch.set_num_threads(threads)
     model, _, loss_fn, _, _ = torch_parts(1, "cpu")
+    with torch.no_grad():
+        for p, w in zip(model.parameters(), weights, strict=True):
+            p.copy_(torch.from_numpy(w))
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    tensors = [torch.from_numpy(a) for a in train]
-    loader = torch.utils.data.DataLoader(
-        torch.utils.data.TensorDataset(*tensors),
-        batch_size=batch,
-        shuffle=True,
-        generator=torch.Generator().manual_seed(0),
-    )
-    for _ in range(epochs):
+    dataset = torch.utils.data.TensorDataset(*[torch.from_numpy(a) for a in train])
+    for epoch in range(epochs):
         model.train()
-        for x, y in loader:
+        order = epoch_order(epoch, len(dataset))
+        for x, y in torch.utils.data.DataLoader(dataset, batch_size=batch, sampler=order):
             opt.zero_grad()
             loss_fn(model(x), y).backward()
             opt.step()
     model.eval()
+    correct = 0
     with torch.no_grad():
-        logits = model(torch.from_numpy(test[0]))
-    return float((logits.argmax(dim=1) == torch.from_numpy(test[1])).float().mean())
+        for x, y in torch.utils.data.DataLoader(
+            torch.utils.data.TensorDataset(*[torch.from_numpy(a) for a in test]), batch_size=1000
+        ):
+            correct += int((model(x).argmax(dim=1) == y).sum())
+    return correct / len(test[1])
+
+
+def lenet_init(path: Path) -> None:
+    """Write LeNet's initial parameters (seed 0, this framework's initialization) to
+    ``path``, for both frameworks of the Fashion-MNIST run.
+    """
+    import minitorch_accel as mta
+    from minitorch_accel.nn.models import LeNet
+
+    mta.manual_seed(0)
+    np.savez(path, *[p.detach().numpy() for p in LeNet().parameters()])
 
 
 def in_child(threads: int, *args: str) -> dict[str, float] | None:
     """Run this script with ``args`` in a fresh process at ``threads`` threads."""
     cmd = [sys.executable, __file__, "--child", *args, "--child-threads", str(threads)]
     env = thread_env(threads)
-    if HEAP_OFF in args:
-        env["MINITORCH_ACCEL_KEEP_HEAP"] = "0"
+    if HEAP_OFF in args:  # and glibc's fixed defaults, not its self-raising threshold
+        env.update(GIVE_BACK)
     out = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if out.returncode != 0:
         print(f"  (child {args} failed: {out.stderr.strip().splitlines()[-1:]})")
@@ -249,13 +296,19 @@ def run_fashion(threads: int, frameworks: list[str], epochs: int) -> None:
             "$MINITORCH_ACCEL_DATA/fashion-mnist)"
         )
         return
-    print(f"\nFashion-MNIST, {epochs} epochs at batch 64, {threads} threads, end to end:")
+    print(
+        f"\nFashion-MNIST, {epochs} epochs at batch 64, {threads} threads, end to end "
+        "(the same initial weights and order of images for both):"
+    )
     found = {}
-    for fw in frameworks:
-        result = in_child(threads, "fashion", fw, str(epochs), "64")
-        if result is not None:
-            found[fw] = result
-            print(f"  {fw:<6} {result['seconds']:7.1f} s   accuracy {result['accuracy']:.2%}")
+    with tempfile.TemporaryDirectory() as tmp:
+        init = Path(tmp) / "lenet_init.npz"
+        lenet_init(init)
+        for fw in frameworks:
+            result = in_child(threads, "fashion", fw, str(epochs), "64", str(init))
+            if result is not None:
+                found[fw] = result
+                print(f"  {fw:<6} {result['seconds']:7.1f} s   accuracy {result['accuracy']:.2%}")
     if len(found) == 2:
         ratio = found["ours"]["seconds"] / found["torch"]["seconds"]
         gap = 100 * (found["ours"]["accuracy"] - found["torch"]["accuracy"])
@@ -286,7 +339,7 @@ def main() -> None:
         if kind == "step":
             result = step_child(fw, args.child_threads, int(rest[0]), int(rest[1]))
         else:
-            result = fashion_child(fw, args.child_threads, int(rest[0]), int(rest[1]))
+            result = fashion_child(fw, args.child_threads, int(rest[0]), int(rest[1]), rest[2])
         print(json.dumps(result))
         return
     try:
@@ -313,7 +366,7 @@ def main() -> None:
     if args.plot:
         plot_curves(found, threads, batches, args.plot)
     if args.fashion:
-        run_fashion(args.fashion_threads, frameworks, args.epochs)
+        run_fashion(args.fashion_threads, [f for f in frameworks if f != HEAP_OFF], args.epochs)
 
 
 if __name__ == "__main__":

@@ -66,6 +66,7 @@ def splits(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     monkeypatch.setattr(fc, "parallel_for", spy)
     monkeypatch.setattr(fc, "for_blocks", block_spy)
     monkeypatch.setattr(fast_nn, "parallel_for", spy)
+    monkeypatch.setattr(fast_nn, "for_blocks", block_spy)
     return calls
 
 
@@ -116,6 +117,32 @@ def test_parallel_for_runs_every_chunk_once_and_reraises() -> None:
 
     with pytest.raises(KeyError, match="chunk"):
         cpu_threads.parallel_for(8, fail)
+
+
+def test_for_blocks_hands_out_each_block_on_its_own() -> None:
+    seen: list[tuple[int, int]] = []
+    lock = threading.Lock()
+
+    def record(s: int, e: int) -> None:
+        with lock:
+            seen.append((s, e))
+
+    for threads in THREADS:
+        mta.set_num_threads(threads)
+        seen.clear()
+        cpu_threads.for_blocks(100, record, block=9)  # 12 blocks of 8 or 9 items
+        assert sorted(seen) == cpu_threads.chunk_bounds(100, 12)
+    # three blocks that wait for each other: each is claimed by its own thread
+    mta.set_num_threads(3)
+    meet = threading.Barrier(3, timeout=30)
+    cpu_threads.for_blocks(3, lambda s, e: meet.wait(), block=1)
+
+    def fail(s: int, e: int) -> None:
+        if s == 5:
+            raise KeyError("block 5")
+
+    with pytest.raises(KeyError, match="block 5"):
+        cpu_threads.for_blocks(10, fail, block=1)
 
 
 def test_set_num_threads_rejects_bad_values() -> None:
@@ -180,6 +207,26 @@ def test_relu_is_bit_identical(layout: Any, rng: np.random.Generator, splits: li
     mta.set_num_threads(2)
     assert physical_order(fast_nn.relu_forward(x)) == physical_order(x)
     assert splits and min(splits) == x.size  # the work did go through the pool
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_relu_blocks_give_the_bits_of_maximum_with_zero(
+    dtype: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # blocks of 1,000 elements: several whole blocks and a shorter last one
+    monkeypatch.setattr(fast_nn, "RELU_BLOCK", 1000)
+    special = np.array([-0.0, 0.0, np.nan, -np.nan, np.inf, -np.inf, 1e-30, -1e-30])
+    x = np.concatenate([special, np.random.default_rng(3).standard_normal(4_321)]).astype(dtype)
+    for threads in THREADS:
+        mta.set_num_threads(threads)
+        y = fast_nn.relu_forward(x)
+        assert y.dtype == x.dtype
+        np.testing.assert_array_equal(y.view(np.uint8), np.maximum(x, 0).view(np.uint8))
+    # a longer block than the zeros made so far: new zeros, not a broadcast error
+    monkeypatch.setattr(fast_nn, "RELU_BLOCK", 5000)
+    np.testing.assert_array_equal(fast_nn.relu_forward(x), np.maximum(x, 0))
+    ints = np.arange(-3, 4)
+    np.testing.assert_array_equal(fast_nn.relu_forward(ints), np.maximum(ints, 0))
 
 
 @pytest.mark.parametrize("block", [None, 2], ids=["whole", "blocks_of_2"])

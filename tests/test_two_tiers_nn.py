@@ -155,13 +155,18 @@ def test_relu_both_tiers_bit_equal(
         x = np.ascontiguousarray(x.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
     seed = rng.standard_normal(x.shape).astype(dtype)
     chunked: list[int] = []
-    original = fast_nn.parallel_for
+    original, original_blocks = fast_nn.parallel_for, fast_nn.for_blocks
 
     def spy(total: int, fn: Any, grain: int = 1) -> None:
         chunked.append(total)
         original(total, fn, grain)
 
+    def block_spy(total: int, fn: Any, block: int) -> None:
+        chunked.append(total)
+        original_blocks(total, fn, block)
+
     monkeypatch.setattr(fast_nn, "parallel_for", spy)
+    monkeypatch.setattr(fast_nn, "for_blocks", block_spy)
 
     def run() -> Arrays:
         t = leaf(x, device)
@@ -174,8 +179,8 @@ def test_relu_both_tiers_bit_equal(
     if device == "cpu":  # the threaded kernels keep the input's memory layout
         layout = np.argsort([-s for s in x.strides]).tolist()
         assert np.argsort([-s for s in fast[0].strides]).tolist() == layout
-    # the threaded forward (and the backward, where the gradient's layout matches) ran on
-    # the CPU, and only with the fast paths on
+    # the blocked forward (and the threaded backward, where the gradient's layout
+    # matches) ran on the CPU, and only with the fast paths on
     assert chunked[:1] == ([x.size] if device != "strict" else []) and set(chunked) <= {x.size}
 
 

@@ -152,6 +152,8 @@ class MemoryTracker:
         if node is not None:
             kind = type(array)
             for value in vars(node).values():
+                if isinstance(value, _SCALARS):  # most attributes: nothing to look into
+                    continue
                 for saved in _arrays_in(value, kind):
                     self.record(saved, device, phase or "activations")
 
@@ -169,7 +171,7 @@ class MemoryTracker:
             key, nbytes = _storage_key(array)
             storage = self._storages.get(key)
             if storage is None:
-                counts = self.counts(device)
+                counts = self._devices.get(device) or self.counts(device)
                 if counts.limit is not None and counts.allocated + nbytes > counts.limit:
                     # Garbage in reference cycles (the frames of an earlier error's
                     # traceback) may still hold buffers: free it before calling the
@@ -227,6 +229,10 @@ class MemoryTracker:
                 counts.frees += 1
 
 
+#: Node attribute types that never hold an array (skipped without a closer look).
+_SCALARS = (type(None), bool, int, float, str)
+
+
 def _storage_key(array: Any) -> tuple[int, int]:
     """``(id, bytes)`` of the buffer behind ``array``: the end of the ``.base`` chain of a
     NumPy array, the pool allocation of a CuPy one.
@@ -250,7 +256,7 @@ def _arrays_in(value: Any, kind: type) -> Iterator[Any]:
         yield value
     elif isinstance(value, (tuple, list)):
         yield from (v for v in value if isinstance(v, kind))
-    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+    elif hasattr(type(value), "__dataclass_fields__") and not isinstance(value, type):
         for field in dataclasses.fields(value):
             item = getattr(value, field.name)
             if isinstance(item, kind):

@@ -105,9 +105,11 @@ def max_pool2d_backward(
 
     Ties are common (ReLU zeros, flat image regions); like PyTorch, the gradient goes to
     exactly one element per window, the first maximum in row-major order. Offsets are
-    visited in that order while ``remaining`` holds the gradient of the windows whose
-    maximum has not been found yet: ``remaining * (view == y)`` goes to this offset and
-    ``remaining *= (view != y)``; the last offset takes what remains. No index arrays.
+    visited in that order with two masks over the windows: ``found`` (the maximum was
+    at an earlier offset) and ``hit`` (it is here and not earlier: ``(view == y) >
+    found``, a one-byte pass); this offset gets ``grad_y * hit``. The last offset takes
+    the windows still not found (a window holding NaN has no equal element). No index
+    arrays.
 
     Parameters
     ----------
@@ -132,27 +134,28 @@ def max_pool2d_backward(
     source = padded(xp, x, geo.padding, float("-inf"))
     canvas = _grad_canvas(xp, geo, grad_y.dtype, order, out)
     offsets = _offsets(geo)
-    mask = empty_with_layout(xp, geo.y_shape, bool, order)
-    remaining = empty_with_layout(xp, geo.y_shape, grad_y.dtype, order)
+    found = empty_with_layout(xp, geo.y_shape, bool, order)
+    hit = empty_with_layout(xp, geo.y_shape, bool, order)
     part = None if geo.tiles else empty_with_layout(xp, geo.y_shape, grad_y.dtype, order)
-    source_grad = grad_y
+    last = len(offsets) - 1
     for index, (i, j) in enumerate(offsets):
         target = window(canvas, i, j, geo.stride, geo.out_hw)
-        if index == len(offsets) - 1:
-            if part is None:
-                target[...] = source_grad
-            else:
-                target += source_grad
+        if index == last == 0:  # a 1 x 1 window: every gradient goes through
+            target[...] = grad_y if part is None else target + grad_y
             break
-        xp.equal(window(source, i, j, geo.stride, geo.out_hw), y, out=mask)
-        if part is None:  # windows tile the input: write each offset's share in place
-            xp.multiply(source_grad, mask, out=target)
+        if index == last:
+            mask = xp.logical_not(found, out=found)  # windows whose maximum is still to find
+        elif index == 0:
+            mask = xp.equal(window(source, i, j, geo.stride, geo.out_hw), y, out=found)
         else:
-            xp.multiply(source_grad, mask, out=part)
+            xp.equal(window(source, i, j, geo.stride, geo.out_hw), y, out=hit)
+            mask = xp.greater(hit, found, out=hit)  # equal here, not found before
+            xp.logical_or(found, hit, out=found)
+        if part is None:  # windows tile the input: write each offset's share in place
+            xp.multiply(grad_y, mask, out=target)
+        else:
+            xp.multiply(grad_y, mask, out=part)
             target += part
-        xp.logical_not(mask, out=mask)  # windows whose maximum is still to be found
-        xp.multiply(source_grad, mask, out=remaining)
-        source_grad = remaining
     return _interior(canvas, geo)
 
 

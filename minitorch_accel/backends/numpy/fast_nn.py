@@ -6,7 +6,8 @@ in chunks of elements on the CPU's thread pool
 (:func:`~minitorch_accel.backends.numpy.threads.parallel_for`) when more than one
 thread is in use, in the memory layout of their input (channels-last stays
 channels-last); each element gets the same operation as in the reference code, so the
-results are equal bit for bit. At one thread they run the reference code.
+results are equal bit for bit. At one thread they run the reference code, except ReLU's
+forward, which is faster in blocks at any thread count (:func:`relu_forward`).
 
 Batch normalization reduces each channel with ``einsum`` (one pass whatever the memory
 layout, several times faster than ``a.sum(axis=(0, 2, 3))``), makes its temporaries in
@@ -26,7 +27,7 @@ import numpy as np
 
 from ..fast_paths import register_fast
 from ..layout import Array, _has_layout, empty_with_layout, physical_order
-from .threads import get_num_threads, parallel_for
+from .threads import for_blocks, get_num_threads, parallel_for
 
 #: Fewest elements per chunk of an elementwise pass (256 KiB of float32).
 ELEMENT_GRAIN = 1 << 16
@@ -47,13 +48,37 @@ def _empty_like_layout(a: Array) -> tuple[Array, Array]:
     return out, out.transpose(order).reshape(-1)
 
 
+#: Elements per block of :func:`relu_forward` (512 KiB of float32).
+RELU_BLOCK = 1 << 17
+#: Read-only blocks of zeros for :func:`relu_forward`, by dtype.
+_ZEROS: dict[np.dtype[Any], Array] = {}
+
+
 def relu_forward(x: Array) -> Array:
-    """``max(x, 0)`` in chunks of elements, in the memory layout of ``x``."""
+    """``max(x, 0)`` in blocks of elements, in the memory layout of ``x``.
+
+    Each block is compared with a block of zeros rather than with the scalar 0: NumPy
+    runs ``maximum`` of two arrays in its vector loop and ``maximum`` of an array and a
+    scalar in a slower one (measured 2.5x on 1.4 million float32). The results are the
+    same bits.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> relu_forward(np.array([-1.5, 0.0, 2.0])).tolist()
+    [0.0, 0.0, 2.0]
+    """
     src = _flat(x) if x.dtype.kind == "f" else None
     if src is None:
         return np.maximum(x, 0)
+    zeros = _ZEROS.get(x.dtype)
+    if zeros is None or zeros.size < RELU_BLOCK:
+        zeros = _ZEROS[x.dtype] = np.zeros(RELU_BLOCK, x.dtype)
+        zeros.flags.writeable = False
     y, dst = _empty_like_layout(x)
-    parallel_for(src.size, lambda s, e: np.maximum(src[s:e], 0, out=dst[s:e]), grain=ELEMENT_GRAIN)
+    for_blocks(
+        src.size, lambda s, e: np.maximum(src[s:e], zeros[: e - s], out=dst[s:e]), RELU_BLOCK
+    )
     return y
 
 
@@ -101,8 +126,10 @@ BINARY_UFUNCS = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": n
 
 
 def relu(fn: Any, a: Array) -> Array:
-    """Fast forward of ``Relu``: threaded when several threads are in use."""
-    return relu_forward(a) if get_num_threads() > 1 else fn.forward(a)
+    """Fast forward of ``Relu``: :func:`relu_forward`, threaded when several threads are
+    in use.
+    """
+    return relu_forward(a) if isinstance(a, np.ndarray) else fn.forward(a)
 
 
 def relu_grad(fn: Any, grad: Array, y: Array) -> Array:

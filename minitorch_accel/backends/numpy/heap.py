@@ -6,7 +6,11 @@ block above 128 KiB with a fresh ``mmap`` and gives it back to the operating sys
 ``free``. The next step's array of the same size then starts as untouched pages, and the
 first write to each 4 KiB page stops the program while the kernel finds and zeroes a
 page (a *page fault*): thousands per step, a tenth or more of a small model's step time
-spent in the kernel (``benchmarks/threads.py --faults`` counts them).
+spent in the kernel (``benchmarks/threads.py --faults`` counts them). glibc raises that
+128 KiB threshold by itself each time it frees a larger mapped block, and hands the top
+of its heap back above twice the threshold, so without a setting the number of faults
+depends on the order of the allocations: a few per step in one program, thousands in
+another.
 
 GPU frameworks avoid the same cost with a caching allocator (CuPy's memory pool,
 PyTorch's CUDA allocator): freed blocks are kept for the next request. On the host,

@@ -272,7 +272,17 @@ def parallel_for(total: int, fn: Callable[[int, int], None], grain: int = 1) -> 
         if total > 0:
             fn(0, total)
         return
-    job = _Job(fn, chunk_bounds(total, chunks))
+    _run_chunks(fn, chunk_bounds(total, chunks), threads)
+
+
+def _run_chunks(
+    fn: Callable[[int, int], None], bounds: list[tuple[int, int]], threads: int
+) -> None:
+    """Run ``fn`` on every ``(start, stop)`` of ``bounds``, claimed in order by up to
+    ``threads`` threads (this one included); re-raise the first error.
+    """
+    chunks = len(bounds)
+    job = _Job(fn, bounds)
     executor = _pool(threads)
     _blas.enter()
     try:
@@ -290,9 +300,9 @@ def parallel_for(total: int, fn: Callable[[int, int], None], grain: int = 1) -> 
 
 
 def for_blocks(total: int, fn: Callable[[int, int], None], block: int) -> None:
-    """Call ``fn(start, stop)`` over consecutive blocks of about ``block`` items, the
-    blocks shared out over the threads by :func:`parallel_for`; at one thread they run
-    one after another. Blocks small enough to stay in the core's cache make a chain of
+    """Call ``fn(start, stop)`` over consecutive blocks of about ``block`` items, each
+    block claimed on its own by the next free thread; at one thread they run one after
+    another. Blocks small enough to stay in the core's cache make a chain of
     passes over each block faster than the same passes over the whole array (*cache
     blocking*), at any thread count.
 
@@ -304,12 +314,12 @@ def for_blocks(total: int, fn: Callable[[int, int], None], block: int) -> None:
     [(0, 3), (3, 6), (6, 10)]
     """
     blocks = chunk_bounds(total, max(1, -(-total // max(1, block))))
-
-    def run(first: int, last: int) -> None:
-        for start, stop in blocks[first:last]:
+    threads = get_num_threads()
+    if threads == 1 or len(blocks) == 1 or in_parallel_region():
+        for start, stop in blocks:
             fn(start, stop)
-
-    parallel_for(len(blocks), run)
+        return
+    _run_chunks(fn, blocks, threads)  # each block claimed on its own: the best balance
 
 
 def in_parallel_region() -> bool:
