@@ -171,7 +171,7 @@ class MemoryTracker:
             key, nbytes = _storage_key(array)
             storage = self._storages.get(key)
             if storage is None:
-                counts = self._devices.get(device) or self.counts(device)
+                counts = self.counts(device)
                 if counts.limit is not None and counts.allocated + nbytes > counts.limit:
                     # Garbage in reference cycles (the frames of an earlier error's
                     # traceback) may still hold buffers: free it before calling the
@@ -256,7 +256,7 @@ def _arrays_in(value: Any, kind: type) -> Iterator[Any]:
         yield value
     elif isinstance(value, (tuple, list)):
         yield from (v for v in value if isinstance(v, kind))
-    elif hasattr(type(value), "__dataclass_fields__") and not isinstance(value, type):
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
         for field in dataclasses.fields(value):
             item = getattr(value, field.name)
             if isinstance(item, kind):
