@@ -6,12 +6,17 @@ backward; see :func:`balanced`) runs one :class:`Pipeline` step for
 m = 1, 2, 4, 8, 16 micro-batches of ``--micro`` samples each, with both schedules. The
 measured bubble (``1 - busy / (stages * span)`` on the step's timeline) is printed beside
 the theory ``(p - 1) / (m + p - 1)`` and their relative difference. It can match only
-when every stage has a core of its own: the script sets one BLAS thread per process (so
-per stage, whatever the environment says) and says how many cores it may use; with more
-stages than cores the stages take turns on the cores and the bubble is reported without
-a bound.
+when every stage has a core of its own: the script sets one BLAS thread per process and
+``set_num_threads(1)`` (so one thread per stage, whatever the environment says) and says
+how many cores it may use; with more stages than cores the stages take turns on the
+cores and the bubble is reported without a bound. The theory assumes every action takes
+the same time; the *replayed* column re-runs the schedule on paper
+(:func:`~minitorch_accel.parallel.simulate`) with each action's measured time and free
+hand-offs, which separates the two causes of a larger bubble: uneven actions (replayed
+above theory) and the hand-offs themselves (measured above replayed).
 
-**Overhead.** With one micro-batch the stages run one after another, so the step's
+**Overhead.** With one micro-batch the stages run one after another (each may use every
+core, as the plain step does: the thread count is the default again), so the step's
 wall time is the stages' compute plus the machinery (thread hand-offs, copies of
 activations and gradients between devices, the detached input of each stage, timeline
 bookkeeping, the loss's scaling). It is compared with the same forward and backward
@@ -40,26 +45,51 @@ import numpy as np  # noqa: E402
 
 import minitorch_accel as mta  # noqa: E402
 from minitorch_accel import nn  # noqa: E402
-from minitorch_accel.parallel import Pipeline, format_table, split_model  # noqa: E402
+from minitorch_accel.parallel import (  # noqa: E402
+    Pipeline,
+    bubble_fraction,
+    durations_of,
+    format_table,
+    gpipe_schedule,
+    one_f_one_b_schedule,
+    simulate,
+    split_model,
+)
 
 F = nn.functional
+ORDERS = {"gpipe": gpipe_schedule, "1f1b": one_f_one_b_schedule}
+
+
+class Scale(nn.Module):
+    """``x * scale``, one learnable factor per feature (the first stage's first module)."""
+
+    def __init__(self, width: int) -> None:
+        super().__init__()
+        self.scale = nn.Parameter(mta.ones(width))
+
+    def forward(self, x: mta.Tensor) -> mta.Tensor:
+        return x * self.scale
 
 
 def balanced(stages: int, layers: int, width: int) -> nn.Sequential:
-    """``stages * layers`` equal ``Linear(width, width) -> ReLU`` blocks (float32), whose
-    stages do equal work: the first stage's first layer needs no input gradient (the data
-    has none), so every other stage's last layer is frozen and needs no weight gradient.
-    Each stage then runs ``2 * layers`` GEMMs forward and ``2 * layers - 1`` backward.
+    """``stages * layers`` equal ``Linear(width, width) -> ReLU`` blocks (float32) behind a
+    :class:`Scale`, whose stages do equal work. Without the scale, the first Linear would
+    need no input gradient (the data has none) and the first stage would run one GEMM
+    fewer in backward. With it every stage runs ``layers`` GEMMs forward and ``2 *
+    layers`` backward (input and weight gradients); the only other work is one
+    elementwise pass each: the scale on the first stage, the loss on the last. Split it at
+    :func:`boundaries`.
     """
     mta.manual_seed(0)
-    mods: list[nn.Module] = []
+    mods: list[nn.Module] = [Scale(width)]
     for _ in range(stages * layers):
         mods += [nn.Linear(width, width), nn.ReLU()]
-    for s in range(1, stages):
-        last = mods[2 * layers * (s + 1) - 2]
-        for param in last.parameters():
-            param.requires_grad_(False)
     return nn.Sequential(*mods)
+
+
+def boundaries(stages: int, layers: int) -> list[int]:
+    """Where :func:`balanced` is cut into stages of ``layers`` blocks (the scale goes first)."""
+    return [1 + 2 * layers * s for s in range(1, stages)]
 
 
 def usable_cores() -> int:
@@ -72,7 +102,7 @@ def usable_cores() -> int:
 def bubbles(args: argparse.Namespace, devices: list[str]) -> None:
     p = args.stages
     model = balanced(p, args.layers, args.width)
-    bounds = [2 * args.layers * s for s in range(1, p)]
+    bounds = boundaries(p, args.layers)
     rng = np.random.default_rng(0)
     rows = []
     for schedule in ("gpipe", "1f1b"):
@@ -81,25 +111,47 @@ def bubbles(args: argparse.Namespace, devices: list[str]) -> None:
             n = m * args.micro
             x = mta.tensor(rng.normal(size=(n, args.width)), dtype="float32")
             y = mta.tensor(rng.normal(size=(n, args.width)), dtype="float32")
+            order = ORDERS[schedule](p, m)
             with Pipeline(stages, devices, m, schedule, F.mse_loss) as pipe:
-                measured = []
+                measured, replayed = [], []
                 for _ in range(args.bubble_repeat + 1):
                     pipe.step(x, y)
                     measured.append(pipe.bubble_fraction())
+                    # the same actions, each taking its measured time, handed on for free
+                    replay = simulate(order, durations=durations_of(pipe.last_timeline))
+                    replayed.append(bubble_fraction(replay, p))
                 theory = pipe.theoretical_bubble()
             got = statistics.median(measured[1:])  # the first step warms up
+            ideal = statistics.median(replayed[1:])
             rel = (got - theory) / theory if theory > 0 else got
-            rows.append([schedule, str(m), f"{got:.3f}", f"{theory:.3f}", f"{rel:+.0%}"])
+            hand_offs = (got - ideal) / ideal if ideal > 0 else got
+            rows.append(
+                [
+                    schedule,
+                    str(m),
+                    f"{got:.3f}",
+                    f"{ideal:.3f}",
+                    f"{theory:.3f}",
+                    f"{rel:+.0%}",
+                    f"{hand_offs:+.0%}",
+                ]
+            )
     print(
-        f"Bubble, {p} stages of {args.layers} Linear({args.width}) layers, micro-batch {args.micro}"
+        f"Bubble, {p} stages of {args.layers} Linear({args.width}) layers, micro-batch "
+        f"{args.micro}, medians of {args.bubble_repeat} steps"
     )
-    print(format_table(["schedule", "m", "measured", "(p-1)/(m+p-1)", "relative diff"], rows))
+    header = ["schedule", "m", "measured", "replayed", "(p-1)/(m+p-1)", "vs theory", "vs replayed"]
+    print(format_table(header, rows))
+    print(
+        "replayed: the schedule re-run on paper with each action's measured time and free "
+        "hand-offs\n(measured - replayed: the hand-offs; replayed - theory: uneven actions)"
+    )
 
 
 def overhead(args: argparse.Namespace, devices: list[str]) -> None:
     p = args.stages
     model = balanced(p, args.layers, args.width)
-    bounds = [2 * args.layers * s for s in range(1, p)]
+    bounds = boundaries(p, args.layers)
     plain = copy.deepcopy(model).to(devices[0])
     stages = split_model(copy.deepcopy(model), devices, bounds).stages
     rng = np.random.default_rng(1)
@@ -130,7 +182,7 @@ def overhead(args: argparse.Namespace, devices: list[str]) -> None:
     stage_compute = plain_t / p
     print(
         f"\nOverhead, one micro-batch of {args.batch} through {p} stages (stages run in turn), "
-        f"medians of {args.repeat} alternating runs"
+        f"set_num_threads({mta.get_num_threads()}), medians of {args.repeat} alternating runs"
     )
     print(
         format_table(
@@ -157,10 +209,15 @@ def main() -> None:
     parser.add_argument("--bubble-repeat", type=int, default=5)
     args = parser.parse_args()
     devices = [f"cpu:{i + 1}" for i in range(args.stages)]
+    threads = mta.get_num_threads()
+    # one thread per stage: the framework's own pool would otherwise split every GEMM of
+    # every stage over all the cores, and concurrent stages would fight over them
+    mta.set_num_threads(1)
     cores = usable_cores()
     print(
         f"{args.stages} stages on {', '.join(devices)}; {cores} usable core(s); "
-        f"OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}"
+        f"OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}, "
+        f"set_num_threads({mta.get_num_threads()})"
     )
     if args.stages > cores:
         print(
@@ -168,6 +225,8 @@ def main() -> None:
             "the bubble is reported without a bound"
         )
     bubbles(args, devices)
+    # with one micro-batch the stages take turns: each may use every core, as the plain step does
+    mta.set_num_threads(threads)
     overhead(args, devices)
 
 

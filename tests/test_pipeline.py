@@ -16,6 +16,7 @@ from minitorch_accel.autograd import Function
 from minitorch_accel.parallel import (
     Pipeline,
     bubble_fraction,
+    durations_of,
     gpipe_schedule,
     one_f_one_b_schedule,
     peak_in_flight,
@@ -285,6 +286,50 @@ def test_ideal_stages_leave_the_theoretical_bubble(make: Any, p: int, m: int) ->
     events = simulate(make(p, m))
     assert bubble_fraction(events, p) == pytest.approx(theoretical_bubble(p, m), abs=1e-12)
     assert max(e.end for e in events) == pytest.approx(3 * (m + p - 1))
+
+
+def test_replay_with_each_actions_own_time() -> None:
+    """GPipe, 2 stages, 2 micro-batches, the second stage's forwards twice as slow: worked
+    out by hand, stage 1 runs F0 [1, 3], F1 [3, 5], B0 [5, 7], B1 [7, 9] and stage 0 waits
+    for each backward: B0 [7, 9], B1 [9, 11]."""
+    order = gpipe_schedule(2, 2)
+    times = {
+        (s, i, k): 2.0 if k == "B" or s == 1 else 1.0 for s in (0, 1) for i in (0, 1) for k in "FB"
+    }
+    events = simulate(order, durations=times)
+    spans = {(e.stage, e.microbatch, e.kind): (e.start, e.end) for e in events}
+    assert spans == {
+        (0, 0, "F"): (0.0, 1.0),
+        (0, 1, "F"): (1.0, 2.0),
+        (1, 0, "F"): (1.0, 3.0),
+        (1, 1, "F"): (3.0, 5.0),
+        (1, 0, "B"): (5.0, 7.0),
+        (1, 1, "B"): (7.0, 9.0),
+        (0, 0, "B"): (7.0, 9.0),
+        (0, 1, "B"): (9.0, 11.0),
+    }
+    assert bubble_fraction(events, 2) == pytest.approx(1 - 14 / 22, abs=1e-12)
+    assert durations_of(events) == times
+
+
+@pytest.mark.parametrize(
+    "schedule, make", [("gpipe", gpipe_schedule), ("1f1b", one_f_one_b_schedule)]
+)
+def test_replaying_a_timeline(schedule: str, make: Any) -> None:
+    """Replayed with their own times, ideal actions give their timeline back; a real
+    step's actions keep their times and, handed on for free, finish no later than they
+    did (1 ms of slack: an action's end is stamped just after it hands its output on)."""
+    order = make(3, 4)
+    ideal = simulate(order, 1.0, 2.0)
+    assert simulate(order, durations=durations_of(ideal)) == ideal
+    _, _, _, pipe, _ = build(["cpu:1", "cpu:2", "cpu:3"], None, 4, schedule, opt=False)
+    pipe.step(*data(8, 0))
+    measured = pipe.last_timeline
+    pipe.close()
+    replay = simulate(order, durations=durations_of(measured))
+    assert durations_of(replay) == pytest.approx(durations_of(measured), abs=1e-12)
+    span = max(e.end for e in measured) - min(e.start for e in measured)
+    assert max(e.end for e in replay) <= span + 1e-3
 
 
 def test_a_deadlocking_order_is_refused() -> None:

@@ -161,12 +161,16 @@ def test_worker_that_dies_is_reported() -> None:
 def test_leaving_early_stops_the_workers() -> None:
     big = Probe(400)
     loader = DataLoader(big, batch_size=2, num_workers=2, multiprocessing_context=FORK)
-    for k, _ in enumerate(loader):
+    for k, batch in enumerate(loader):
+        # the workers are running and made this batch, so stopping them is needed
+        assert len(multiprocessing.active_children()) == 2
+        assert all(pid != os.getpid() for pid in batch["pid"].tolist())
         if k == 3:
             break
     _no_children_left()
     it = iter(DataLoader(big, batch_size=2, num_workers=2, multiprocessing_context=FORK))
-    next(it)
+    assert next(it)["worker"].tolist() == [0, 0]
+    assert len(multiprocessing.active_children()) == 2
     it.close()  # type: ignore[attr-defined]
     _no_children_left()
 

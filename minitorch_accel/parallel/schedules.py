@@ -17,7 +17,7 @@ same time per micro-batch: ``(p - 1) / (m + p - 1)``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -133,12 +133,19 @@ def peak_in_flight(actions: Sequence[Action] | Sequence[TimelineEvent]) -> int:
 
 
 def simulate(
-    order: Sequence[Sequence[Action]], forward_time: float = 1.0, backward_time: float = 2.0
+    order: Sequence[Sequence[Action]],
+    forward_time: float = 1.0,
+    backward_time: float = 2.0,
+    durations: Mapping[tuple[int, int, str], float] | None = None,
 ) -> list[TimelineEvent]:
     """The timeline of ``order`` on ideal stages: every forward takes ``forward_time``,
     every backward ``backward_time``, copies take nothing. An action starts when its
     stage is free and its input is ready (the forward of the stage before, or the
     backward of the stage after).
+
+    ``durations`` maps ``(stage, microbatch, kind)`` to that action's own time (for
+    example those of a measured timeline, see :func:`durations_of`): the replay then
+    shows the bubble that uneven actions alone make, with hand-offs that cost nothing.
 
     Raises
     ------
@@ -167,7 +174,10 @@ def simulate(
                 if needs is not None and needs not in done:
                     break
                 start = max(free[s], done[needs] if needs is not None else 0.0)
-                end = start + (forward_time if a.kind == "F" else backward_time)
+                took = forward_time if a.kind == "F" else backward_time
+                if durations is not None:
+                    took = durations[(s, a.microbatch, a.kind)]
+                end = start + took
                 done[(s, a.microbatch, a.kind)] = free[s] = end
                 events.append(TimelineEvent(s, a.microbatch, a.kind, start, end, f"stage {s}"))
                 position[s] += 1
@@ -175,6 +185,19 @@ def simulate(
         if not progressed:
             raise ValueError("this schedule deadlocks: a stage waits for an action that never runs")
     return events
+
+
+def durations_of(timeline: Sequence[TimelineEvent]) -> dict[tuple[int, int, str], float]:
+    """Each action's time in a timeline, by ``(stage, microbatch, kind)``, for
+    :func:`simulate`.
+
+    Examples
+    --------
+    >>> events = simulate(gpipe_schedule(2, 2), forward_time=1.0, backward_time=3.0)
+    >>> durations_of(events)[(1, 0, "B")]
+    3.0
+    """
+    return {(e.stage, e.microbatch, e.kind): e.end - e.start for e in timeline}
 
 
 def draw_timeline(
