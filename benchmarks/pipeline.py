@@ -50,14 +50,12 @@ from minitorch_accel.parallel import (  # noqa: E402
     bubble_fraction,
     durations_of,
     format_table,
-    gpipe_schedule,
-    one_f_one_b_schedule,
     simulate,
     split_model,
 )
+from minitorch_accel.parallel.schedules import SCHEDULES  # noqa: E402
 
 F = nn.functional
-ORDERS = {"gpipe": gpipe_schedule, "1f1b": one_f_one_b_schedule}
 
 
 class Scale(nn.Module):
@@ -111,7 +109,7 @@ def bubbles(args: argparse.Namespace, devices: list[str]) -> None:
             n = m * args.micro
             x = mta.tensor(rng.normal(size=(n, args.width)), dtype="float32")
             y = mta.tensor(rng.normal(size=(n, args.width)), dtype="float32")
-            order = ORDERS[schedule](p, m)
+            order = SCHEDULES[schedule](p, m)
             with Pipeline(stages, devices, m, schedule, F.mse_loss) as pipe:
                 measured, replayed = [], []
                 for _ in range(args.bubble_repeat + 1):

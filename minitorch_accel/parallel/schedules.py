@@ -174,9 +174,10 @@ def simulate(
                 if needs is not None and needs not in done:
                     break
                 start = max(free[s], done[needs] if needs is not None else 0.0)
-                took = forward_time if a.kind == "F" else backward_time
                 if durations is not None:
                     took = durations[(s, a.microbatch, a.kind)]
+                else:
+                    took = forward_time if a.kind == "F" else backward_time
                 end = start + took
                 done[(s, a.microbatch, a.kind)] = free[s] = end
                 events.append(TimelineEvent(s, a.microbatch, a.kind, start, end, f"stage {s}"))
