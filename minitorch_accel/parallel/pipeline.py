@@ -349,6 +349,7 @@ class Pipeline:
             if targets:  # training: gradients flow back to x
                 x.requires_grad_(True)
         out = self.stages[s](x)
+        message = None
         if last and targets:
             assert self.loss_fn is not None
             loss = self.loss_fn(out, targets[i].to(device))
@@ -359,10 +360,12 @@ class Pipeline:
         elif last:
             run.outputs[i] = out
         else:
-            run.activations[s + 1].put(_send(out.array, device, self.devices[s + 1]))
+            message = _send(out.array, device, self.devices[s + 1])
         if targets:
             held[i] = (x, out)
         run.events[s].append(self._event(run, s, i, "F", start))
+        if message is not None:  # after the end is stamped: the next stage starts later
+            run.activations[s + 1].put(message)
 
     def _backward(self, run: _Run, s: int, i: int, held: dict[int, tuple[Tensor, Tensor]]) -> None:
         device, last = self.devices[s], s == len(self.stages) - 1
@@ -370,10 +373,13 @@ class Pipeline:
         start = perf_counter()
         x, out = held.pop(i)
         out.backward(None if grad is None else Tensor._make(grad, device, False, None))
+        message = None
         if s > 0:
             assert x.grad is not None
-            run.gradients[s - 1].put(_send(x.grad.array, device, self.devices[s - 1]))
+            message = _send(x.grad.array, device, self.devices[s - 1])
         run.events[s].append(self._event(run, s, i, "B", start))
+        if message is not None:  # after the end is stamped: the stage before starts later
+            run.gradients[s - 1].put(message)
 
     def _event(self, run: _Run, s: int, i: int, kind: str, start: float) -> TimelineEvent:
         device = self.devices[s]
