@@ -392,6 +392,54 @@ def test_sigterm_removes_the_part_file(server: Server, tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []  # it used to stay behind
 
 
+class _SigtermInDel:
+    """Raises SIGTERM from ``__del__``, where Python prints and drops the handler's
+    exception (as it does in the import system's weakref callbacks)."""
+
+    def __del__(self) -> None:
+        import signal
+
+        signal.raise_signal(signal.SIGTERM)
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_a_sigterm_whose_exception_is_dropped_still_ends_the_download(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A SIGTERM that arrived inside an import's weakref callback once left the child
+    # downloading from a dripping server for ever.
+    import signal
+
+    import minitorch_accel.datasets.download as download
+
+    sent: list[int] = []
+    real_tqdm = download.tqdm
+
+    class Bar:
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            self.inner = real_tqdm(*args, **kwargs)
+
+        def update(self, n: int) -> None:
+            if not sent:
+                sent.append(n)
+                _SigtermInDel()  # dropped at once: its handler's SystemExit is swallowed
+
+        def close(self) -> None:
+            self.inner.close()
+
+    monkeypatch.setattr(download, "tqdm", Bar)
+    server.behaviour["/drip/f.gz"] = "drip"
+    before = signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        with pytest.raises(SystemExit) as info:
+            fetch_url(f"{server.base}/drip/f.gz", tmp_path / "f.gz", deadline=10.0, **FAST)
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    assert info.value.code == 143
+    assert sent == [1]  # the signal came once, after the first byte
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("name", ["../evil.gz", "sub/f.gz", "..", "", "a\\b.gz"])
 def test_file_names_cannot_leave_the_folder(name: str, tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="may not be empty or contain '/'"):

@@ -122,11 +122,14 @@ def sha256_file(path: str | os.PathLike[str]) -> str:
 
 class _Progress:
     """One file's download in progress: the ``.part`` file, its running SHA-256, its
-    byte count, the size it must not exceed and the moment it must be done by.
+    byte count, the size it must not exceed, the moment it must be done by and the
+    SIGTERM guard whose signal ends it.
     """
 
-    def __init__(self, part: Path, size: int | None, deadline: float) -> None:
-        self.part, self.size = part, size
+    def __init__(
+        self, part: Path, size: int | None, deadline: float, guard: _RaiseOnSigterm
+    ) -> None:
+        self.part, self.size, self.guard = part, size, guard
         self.end = time.monotonic() + deadline
         self.deadline = deadline
         self.restart()
@@ -136,6 +139,7 @@ class _Progress:
         self.digest, self.got = hashlib.sha256(), 0
 
     def check_time(self) -> None:
+        self.guard.check()
         if time.monotonic() > self.end:
             raise _MirrorFailed(
                 f"did not finish within {self.deadline:g} s (deadline=) after {self.got} bytes"
@@ -218,10 +222,16 @@ def _transfer(  # noqa: C901  (one check per way a download can go wrong, in ord
 class _RaiseOnSigterm:
     """While downloading in the main thread, SIGTERM raises ``SystemExit(143)`` (instead
     of ending the process at once), so that the ``.part`` file is removed.
+
+    The handler also records the signal, and :meth:`check` (called between reads)
+    raises again: a handler that runs inside a ``__del__`` or a weakref callback (the
+    import system has some) has its exception printed and dropped by Python, and the
+    download would otherwise go on.
     """
 
     def __enter__(self) -> _RaiseOnSigterm:
         self.previous: Any = None
+        self.received: int | None = None
         if (
             threading.current_thread() is threading.main_thread()
             and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
@@ -229,9 +239,14 @@ class _RaiseOnSigterm:
             self.previous = signal.signal(signal.SIGTERM, self._handle)
         return self
 
-    @staticmethod
-    def _handle(signum: int, frame: Any) -> None:
+    def _handle(self, signum: int, frame: Any) -> None:
+        self.received = signum
         raise SystemExit(128 + signum)
+
+    def check(self) -> None:
+        """Raise ``SystemExit(128 + signum)`` if the signal came (even if dropped)."""
+        if self.received is not None:
+            raise SystemExit(128 + self.received)
 
     def __exit__(self, *exc: object) -> None:
         if self.previous is not None:
@@ -295,14 +310,14 @@ def fetch_url(
     target = Path(dest)
     target.parent.mkdir(parents=True, exist_ok=True)
     known = sha256 is not None or size is not None
-    with _RaiseOnSigterm():
+    with _RaiseOnSigterm() as guard:
         fd, tmp = tempfile.mkstemp(
             dir=target.parent, prefix=f".{target.name[:40]}.", suffix=".part"
         )
         os.close(fd)
         part = Path(tmp)
         try:
-            state = _Progress(part, size, deadline)
+            state = _Progress(part, size, deadline, guard)
             reason: str | None = "no try made"
             for attempt in range(1, max(1, retries) + 1):
                 reason = _transfer(url, state, timeout, progress, known)
@@ -318,6 +333,7 @@ def fetch_url(
                     raise _MirrorFailed(
                         f"SHA-256 mismatch: got {actual}, expected {sha256.lower()}"
                     )
+            guard.check()
             os.chmod(part, 0o644)
             os.replace(part, target)
         except _MirrorFailed as exc:
