@@ -63,7 +63,6 @@ def splits(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         original_blocks(total, fn, block)
 
     original_blocks = cpu_threads.for_blocks
-    monkeypatch.setattr(fc, "parallel_for", spy)
     monkeypatch.setattr(fc, "for_blocks", block_spy)
     monkeypatch.setattr(fast_nn, "parallel_for", spy)
     monkeypatch.setattr(fast_nn, "for_blocks", block_spy)
@@ -266,10 +265,17 @@ CONV_CASES = [
 ]
 
 
+@pytest.mark.parametrize("block_images", [1, 2, None])
 @pytest.mark.parametrize("case", CONV_CASES)
 def test_conv_matches_the_reference(
-    case: tuple[Any, ...], rng: np.random.Generator, splits: list[int]
+    case: tuple[Any, ...],
+    block_images: int | None,
+    rng: np.random.Generator,
+    splits: list[int],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # The kernels work on cache blocks of images (1 or 2 here, or the default size);
+    # the blocks do not depend on the thread count, so neither do the bits.
     x_shape, w_shape, stride, padding, dilation, groups = case
     conv = {"stride": stride, "padding": padding, "dilation": dilation, "groups": groups}
     x = channels_last(rng.standard_normal(x_shape))
@@ -279,20 +285,40 @@ def test_conv_matches_the_reference(
     y_ref, cols_ref = y_ref.copy(), cols_ref.matrix.copy()
     grad_y = rng.standard_normal(y_ref.shape)
     gx_ref = ck.conv2d_grad_input(np, grad_y, w, x_shape, **conv).copy()
+    gw_ref = ck.conv2d_grad_weight(np, grad_y, x, w_shape, **conv)
     geo = ck.conv_geometry(x_shape, w_shape, **conv, channel_major_k=True)
+    if block_images is not None:
+        for name, images in [
+            ("CONV_BLOCK_BYTES", fc._conv_block),
+            ("CONV_GRAD_INPUT_BLOCK_BYTES", fc._grad_input_block),
+        ]:
+            per_image = getattr(fc, name) // images(geo, x.itemsize)
+            monkeypatch.setattr(fc, name, block_images * per_image)
+            assert images(geo, x.itemsize) == block_images
 
     def forward_arrays() -> tuple[np.ndarray, np.ndarray]:
         y, cols = fc.threaded_conv2d_forward(x, w, b, **conv)
         return y, cols.matrix
 
+    def grad_weight() -> np.ndarray:
+        _, cols = fc.threaded_conv2d_forward(x, w, b, **conv)
+        splits.pop()  # count the forward once, above
+        return fc.threaded_conv2d_grad_weight(grad_y, cols)
+
     forward = at_threads(forward_arrays)
     grad_x = at_threads(fc.threaded_conv2d_grad_input, grad_y, w, geo)
+    grad_w = at_threads(grad_weight)
     for n in THREADS:
         y, cols = forward[n]
         np.testing.assert_array_equal(cols, cols_ref)  # a copy: exact
         np.testing.assert_allclose(y, y_ref, rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(grad_x[n], gx_ref, rtol=1e-12, atol=1e-12)
-    assert splits == [x_shape[0]] * 6
+        np.testing.assert_allclose(grad_w[n], gw_ref, rtol=1e-12, atol=1e-12)
+        assert grad_w[n].shape == w_shape and grad_w[n].flags.c_contiguous
+        np.testing.assert_array_equal(y, forward[1][0])
+        np.testing.assert_array_equal(grad_x[n], grad_x[1])
+        np.testing.assert_array_equal(grad_w[n], grad_w[1])
+    assert splits == [x_shape[0]] * 9
 
 
 def lenet_steps(threads: int, steps: int = 3, batch: int = 16) -> list[np.ndarray]:

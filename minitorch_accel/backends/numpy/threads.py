@@ -299,6 +299,18 @@ def _run_chunks(
         raise job.error
 
 
+def block_bounds(total: int, block: int) -> list[tuple[int, int]]:
+    """The ``(start, stop)`` of the blocks :func:`for_blocks` calls ``fn`` on: they
+    depend on ``total`` and ``block`` only, never on the thread count.
+
+    Examples
+    --------
+    >>> block_bounds(10, 4)
+    [(0, 3), (3, 6), (6, 10)]
+    """
+    return chunk_bounds(total, max(1, -(-total // max(1, block))))
+
+
 def for_blocks(total: int, fn: Callable[[int, int], None], block: int) -> None:
     """Call ``fn(start, stop)`` over consecutive blocks of about ``block`` items, each
     block claimed on its own by the next free thread; at one thread they run one after
@@ -313,7 +325,7 @@ def for_blocks(total: int, fn: Callable[[int, int], None], block: int) -> None:
     >>> sorted(seen)
     [(0, 3), (3, 6), (6, 10)]
     """
-    blocks = chunk_bounds(total, max(1, -(-total // max(1, block))))
+    blocks = block_bounds(total, block)
     threads = get_num_threads()
     if threads == 1 or len(blocks) == 1 or in_parallel_region():
         for start, stop in blocks:
@@ -353,6 +365,7 @@ def pool_workers() -> int:
 
 __all__ = [
     "available_cpus",
+    "block_bounds",
     "chunk_bounds",
     "default_num_threads",
     "for_blocks",
