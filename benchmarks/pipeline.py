@@ -45,6 +45,7 @@ import numpy as np  # noqa: E402
 
 import minitorch_accel as mta  # noqa: E402
 from minitorch_accel import nn  # noqa: E402
+from minitorch_accel.backends.numpy.threads import available_cpus  # noqa: E402
 from minitorch_accel.parallel import (  # noqa: E402
     Pipeline,
     bubble_fraction,
@@ -88,13 +89,6 @@ def balanced(stages: int, layers: int, width: int) -> nn.Sequential:
 def boundaries(stages: int, layers: int) -> list[int]:
     """Where :func:`balanced` is cut into stages of ``layers`` blocks (the scale goes first)."""
     return [1 + 2 * layers * s for s in range(1, stages)]
-
-
-def usable_cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
 
 
 def bubbles(args: argparse.Namespace, devices: list[str]) -> None:
@@ -211,7 +205,7 @@ def main() -> None:
     # one thread per stage: the framework's own pool would otherwise split every GEMM of
     # every stage over all the cores, and concurrent stages would fight over them
     mta.set_num_threads(1)
-    cores = usable_cores()
+    cores = available_cpus()
     print(
         f"{args.stages} stages on {', '.join(devices)}; {cores} usable core(s); "
         f"OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}, "
