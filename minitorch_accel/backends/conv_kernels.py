@@ -131,6 +131,26 @@ def weight_matrix(xp: Any, w: Array, groups: int, channel_major_k: bool = False)
     ).reshape(groups, o // groups, kh * kw * cg)
 
 
+def weight_from_matrix(xp: Any, gw: Array, geo: ConvGeometry) -> Array:
+    """The inverse of :func:`weight_matrix`: ``gw`` (groups, O/g, K) in the order of
+    ``geo`` as a C-contiguous (O, C/g, KH, KW) array.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> w = np.arange(2 * 3 * 2 * 2.0).reshape(2, 3, 2, 2)
+    >>> geo = conv_geometry((1, 3, 4, 4), w.shape, 1, 0, 1, 1)
+    >>> np.array_equal(weight_from_matrix(np, weight_matrix(np, w, 1), geo), w)
+    True
+    """
+    o, cg, kh, kw = geo.w_shape
+    if geo.channel_major_k:  # already the weight's order
+        return gw.reshape(o, cg, kh, kw)
+    return xp.ascontiguousarray(
+        gw.reshape(geo.groups, o // geo.groups, kh, kw, cg).transpose(0, 1, 4, 2, 3)
+    ).reshape(o, cg, kh, kw)
+
+
 def grad_rows(xp: Any, grad_y: Array, geo: ConvGeometry) -> Array:
     """``grad_y`` (N, O, OH, OW) as a C-contiguous (M, O) matrix; free when NHWC in memory."""
     if tuple(grad_y.shape) != geo.y_shape:
@@ -310,11 +330,7 @@ def conv2d_grad_weight(
             gw[gi] = gemm(xp, cols_g.T, gy_g).T
         else:
             gemm(xp, gy_g.T, cols_g, out=gw[gi])
-    if geo.channel_major_k:  # already the weight's order
-        return gw.reshape(o, cg, kh, kw)
-    return xp.ascontiguousarray(
-        gw.reshape(groups, og, kh, kw, cg).transpose(0, 1, 4, 2, 3)
-    ).reshape(o, cg, kh, kw)
+    return weight_from_matrix(xp, gw, geo)
 
 
 def conv2d_grad_bias(xp: Any, grad_y: Array) -> Array:

@@ -138,7 +138,8 @@ class _Progress:
         self.part.write_bytes(b"")
         self.digest, self.got = hashlib.sha256(), 0
 
-    def check_time(self) -> None:
+    def check(self) -> None:
+        """Raise on a SIGTERM (:meth:`_RaiseOnSigterm.check`) or a passed deadline."""
         self.guard.check()
         if time.monotonic() > self.end:
             raise _MirrorFailed(
@@ -157,7 +158,7 @@ def _transfer(  # noqa: C901  (one check per way a download can go wrong, in ord
     cannot be recognized (no Content-Length, not chunked) while nothing else
     (``known``: a SHA-256 or a size) can tell a complete file from a truncated one.
     """
-    state.check_time()
+    state.check()
     have = state.got
     request = urllib.request.Request(url, headers={"User-Agent": _USER_AGENT})
     if have:
@@ -207,7 +208,7 @@ def _transfer(  # noqa: C901  (one check per way a download can go wrong, in ord
                         raise _MirrorFailed(
                             f"the server sent more than the expected {state.size} bytes"
                         )
-                    state.check_time()
+                    state.check()
         except (OSError, http.client.HTTPException) as exc:
             return f"transfer broken after {state.got} bytes ({exc!r})"
         finally:

@@ -162,9 +162,7 @@ def threaded_conv2d_grad_weight(grad_y: Array, cols: ck.Cols) -> Array:
 
     for_blocks(n, chunk, block)
     gw = slots.sum(axis=0) if len(bounds) > 1 else slots[0]  # (groups, K, O/g)
-    return np.ascontiguousarray(
-        gw.reshape(geo.groups, kh, kw, cg, og).transpose(0, 4, 3, 1, 2)
-    ).reshape(o, cg, kh, kw)
+    return ck.weight_from_matrix(np, gw.transpose(0, 2, 1), geo)
 
 
 #: Bytes per block of images in the input gradient of a convolution (an image's
@@ -178,7 +176,7 @@ CONV_GRAD_INPUT_BLOCK_BYTES = 1 << 20
 def _grad_input_block(geo: ConvGeometry, itemsize: int) -> int:
     """Images per cache block of the input gradient."""
     (oh, ow), (ph, pw) = geo.out_hw, geo.padding
-    n, c, h, wd = geo.x_shape
+    _, c, h, wd = geo.x_shape
     o, cg = geo.w_shape[:2]
     per_image = itemsize * (oh * ow * (o + cg) + c * (h + 2 * ph) * (wd + 2 * pw))
     return max(1, CONV_GRAD_INPUT_BLOCK_BYTES // per_image)
@@ -240,10 +238,12 @@ def conv2d_grad_weight(
     forward's im2col matrix, block by block, when the fast forward kept one.
     """
     fn.conv = conv
-    if isinstance(cols, ck.Cols) and grad_y.dtype == cols.matrix.dtype:
-        geo = conv_geometry(cols.geometry.x_shape, w_shape, **conv)
-        if geo == cols.geometry and tuple(grad_y.shape) == geo.y_shape:
-            return threaded_conv2d_grad_weight(grad_y, cols)
+    if (
+        isinstance(cols, ck.Cols)
+        and grad_y.dtype == cols.matrix.dtype
+        and conv_geometry(cols.geometry.x_shape, w_shape, **conv) == cols.geometry
+    ):
+        return threaded_conv2d_grad_weight(grad_y, cols)  # grad_y's shape checked there
     return ck.conv2d_grad_weight(
         np, grad_y, cols if isinstance(cols, ck.Cols) else x, w_shape, **conv
     )
