@@ -118,6 +118,23 @@ def test_parallel_for_runs_every_chunk_once_and_reraises() -> None:
         cpu_threads.parallel_for(8, fail)
 
 
+def test_parallel_for_lets_go_of_its_chunks_arrays_when_it_returns() -> None:
+    # A worker still returning from the last chunk held the chunk function, and the
+    # arrays it closed over, after parallel_for had returned: memory peaks measured
+    # next (the checkpoint test) then depended on the timing of the threads.
+    import weakref
+
+    mta.set_num_threads(2)
+    alive = 0
+    for _ in range(200):
+        data = np.ones(64)
+        ref = weakref.ref(data)
+        cpu_threads.parallel_for(4, lambda s, e, d=data: d[s:e].sum())
+        del data
+        alive += ref() is not None
+    assert alive == 0
+
+
 def test_for_blocks_hands_out_each_block_on_its_own() -> None:
     seen: list[tuple[int, int]] = []
     lock = threading.Lock()

@@ -229,6 +229,10 @@ class _Job:
             _inside.active = False
 
 
+def _finished(start: int, stop: int) -> None:
+    """The ``fn`` of a job whose chunks have all run (no chunk is left to call it on)."""
+
+
 def chunk_bounds(total: int, chunks: int) -> list[tuple[int, int]]:
     """``range(total)`` cut into ``chunks`` contiguous ``(start, stop)`` of near-equal size."""
     chunks = max(1, min(chunks, total))
@@ -294,6 +298,9 @@ def _run_chunks(
         job.run_available()
         job.done.wait()
     finally:
+        # A worker may still hold the job after the last chunk (it is returning): drop
+        # fn, and with it the arrays the chunks closed over, now, not when it returns.
+        job.fn = _finished
         _blas.leave()
     if job.error is not None:
         raise job.error
