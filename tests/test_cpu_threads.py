@@ -129,7 +129,12 @@ def test_parallel_for_lets_go_of_its_chunks_arrays_when_it_returns() -> None:
     for _ in range(200):
         data = np.ones(64)
         ref = weakref.ref(data)
-        cpu_threads.parallel_for(4, lambda s, e, d=data: d[s:e].sum())
+
+        def chunk(s: int, e: int, d: np.ndarray = data) -> None:
+            d[s:e].sum()
+
+        cpu_threads.parallel_for(4, chunk)
+        del chunk
         del data
         alive += ref() is not None
     assert alive == 0
