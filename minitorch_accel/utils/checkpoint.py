@@ -36,6 +36,7 @@ from ..core.backward import run_backward
 from ..core.function import Function
 from ..core.grad_mode import enable_grad, is_grad_enabled, no_grad
 from ..core.tensor import Tensor
+from ..nn.container import Sequential
 
 __all__ = ["checkpoint", "checkpoint_sequential"]
 
@@ -155,7 +156,9 @@ def checkpoint_sequential(
     Parameters
     ----------
     functions : Sequential or sequence of callables
-        The layers, applied in order.
+        The layers, applied in order (a Sequential's segments run as it runs them: a
+        ReLU and a max-pooling in one segment pooling first, see
+        :meth:`~minitorch_accel.nn.Sequential.forward`).
     segments : int
         How many pieces, from 1 to the number of layers.
     input : Tensor
@@ -186,6 +189,11 @@ def checkpoint_sequential(
     size = len(layers) // int(segments)
 
     def run(part: list[Callable[[Tensor], Tensor]]) -> Callable[[Tensor], Tensor]:
+        if isinstance(functions, Sequential):  # its ReLU and max-pooling pairs, as it runs them
+            segment = Sequential(*part)
+            segment.pool_before_relu = functions.pool_before_relu
+            return segment
+
         def forward(x: Tensor) -> Tensor:
             for layer in part:
                 x = layer(x)

@@ -19,8 +19,9 @@ an op allocates and frees within itself (the im2col-sized matrix of a convolutio
 input gradient), is reported apart: on the CPU it comes from a buffer cache that the
 counting does not see; a GPU's pool holds it too, so add it there.
 
-The model is read as the sequence of its leaf modules in registration order, which is
-how :class:`~minitorch_accel.nn.Sequential` stacks such as
+The model is read as the sequence of its leaf modules in registration order (a ReLU
+followed by a max-pooling in a Sequential as the pooling first, the order they run in),
+which is how :class:`~minitorch_accel.nn.Sequential` stacks such as
 :class:`~minitorch_accel.nn.models.LeNet` and :class:`~minitorch_accel.nn.models.SmallVGG`
 run. A layer type it does not know raises ``TypeError`` naming it.
 """
@@ -90,9 +91,22 @@ class MemoryEstimate:
 
 
 def _leaf_layers(model: Any) -> list[tuple[str, Any]]:
+    """The leaf modules in the order they run: registration order, except the ReLU and
+    max-pooling pairs a Sequential runs pooling first (:meth:`~minitorch_accel.nn.
+    Sequential.runs_pool_first`).
+    """
     if not isinstance(model, nn.Module):
         raise TypeError(f"memory_estimate: model must be an nn.Module, got {type(model).__name__}")
-    leaves = [(name, m) for name, m in model.named_modules() if not list(m.children())]
+    modules = dict(model.named_modules())
+    leaves = [(name, m) for name, m in modules.items() if not list(m.children())]
+    for i in range(len(leaves) - 1):
+        seq = modules.get(leaves[i][0].rpartition(".")[0])
+        if not isinstance(seq, nn.Sequential):
+            continue
+        items = list(seq)
+        k = next(j for j, m in enumerate(items) if m is leaves[i][1])
+        if seq.runs_pool_first(k, items) and leaves[i + 1][1] is items[k + 1]:
+            leaves[i], leaves[i + 1] = leaves[i + 1], leaves[i]
     return leaves or [("", model)]
 
 
