@@ -65,6 +65,7 @@ SECTIONS: dict[str, list[Name]] = {
         "add sub mul div pow sqrt rsqrt exp log log1p sin cos tan sigmoid tanh abs sign "
         "clamp clip norm cumsum cumprod sum mean var softmax log_softmax matmul "
         "add_ sub_ mul_ div_ zero_ fill_ copy_ clamp_ clip_ masked_fill masked_fill_ "
+        "relu relu_ sigmoid_ tanh_ "
         "index_select gather scatter scatter_ "
         "float double half long int bool type type_as to cpu cuda "
         "tolist item numpy detach clone backward requires_grad_ grad_fn is_leaf",
@@ -100,11 +101,25 @@ SECTIONS: dict[str, list[Name]] = {
     ),
     "torch.nn": _same(
         "nn",
-        "Module Parameter Sequential ModuleList Linear Conv1d Conv2d MaxPool2d AvgPool2d "
+        "Module Parameter ModuleList Linear Conv1d Conv2d "
         "AdaptiveAvgPool2d BatchNorm1d BatchNorm2d LayerNorm GroupNorm Embedding Dropout "
         "Flatten Unflatten Identity ReLU Sigmoid Tanh LeakyReLU GELU ELU SiLU Softmax "
-        "LogSoftmax CrossEntropyLoss NLLLoss MSELoss",
+        "LogSoftmax MSELoss",
     )
+    + [
+        Name(
+            "torch.nn.Sequential",
+            "nn.Sequential",
+            DIFFERS,
+            "runs a ReLU followed by a MaxPool2d pooling first: equal results, less work",
+        ),
+        Name(
+            "torch.nn.MaxPool2d", "nn.MaxPool2d", DIFFERS, "no dilation, ceil_mode, return_indices"
+        ),
+        Name("torch.nn.AvgPool2d", "nn.AvgPool2d", DIFFERS, "no ceil_mode, divisor_override"),
+        Name("torch.nn.CrossEntropyLoss", "nn.CrossEntropyLoss", DIFFERS, "no class weight"),
+        Name("torch.nn.NLLLoss", "nn.NLLLoss", DIFFERS, "no class weight"),
+    ]
     + _same(
         "nn.Module",
         "apply named_modules children modules parameters named_parameters buffers "
@@ -116,8 +131,17 @@ SECTIONS: dict[str, list[Name]] = {
         "nn.functional",
         "linear conv1d conv2d max_pool2d avg_pool2d adaptive_avg_pool2d batch_norm "
         "layer_norm group_norm embedding dropout relu sigmoid tanh leaky_relu elu gelu silu "
-        "softmax log_softmax cross_entropy nll_loss mse_loss",
-    ),
+        "softmax log_softmax mse_loss",
+    )
+    + [
+        Name(
+            "torch.nn.functional.cross_entropy",
+            "nn.functional.cross_entropy",
+            DIFFERS,
+            "no class weight",
+        ),
+        Name("torch.nn.functional.nll_loss", "nn.functional.nll_loss", DIFFERS, "no class weight"),
+    ],
     "Autograd": [
         Name(
             "Tensor.grad_fn.name()",

@@ -338,7 +338,9 @@ def test_linear_shape_errors_name_the_shapes() -> None:
 
 
 def test_functional_reexports_the_core_ops() -> None:
-    assert F.relu is mta.relu and F.softmax is mta.softmax and F.log_softmax is mta.log_softmax
+    assert F.softmax is mta.softmax and F.log_softmax is mta.log_softmax
+    x = mta.tensor([-1.0, 0.5])
+    assert F.relu(x).tolist() == mta.relu(x).tolist() == [0.0, 0.5]
 
 
 def test_conv_and_pool_functions_come_from_ops_or_say_they_are_missing() -> None:

@@ -323,7 +323,7 @@ def test_repr_is_a_tree() -> None:
         "    (bn): BatchNorm1d(4, eps=1e-05, momentum=0.1, affine=True, "
         "track_running_stats=True)\n"
         "  )\n"
-        "  (drop): Dropout(p=0.5)\n"
+        "  (drop): Dropout(p=0.5, inplace=False)\n"
         "  (head): Linear(in_features=4, out_features=2, bias=False)\n"
         ")"
     )

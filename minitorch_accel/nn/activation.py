@@ -33,35 +33,39 @@ class Tanh(Module):
 
 
 class LeakyReLU(Module):
-    """``x`` for ``x > 0``, else ``negative_slope * x``."""
+    """``x`` for ``x > 0``, else ``negative_slope * x``; ``inplace`` writes the result
+    into the input.
+    """
 
-    def __init__(self, negative_slope: float = 0.01) -> None:
+    def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
         super().__init__()
-        self.negative_slope = negative_slope
+        self.negative_slope, self.inplace = negative_slope, inplace
 
     def forward(self, input: Tensor) -> Tensor:
         """Apply :func:`~minitorch_accel.nn.functional.leaky_relu`."""
-        return F.leaky_relu(input, self.negative_slope)
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
 
     def extra_repr(self) -> str:
         """The settings shown inside this layer's ``repr``."""
-        return f"negative_slope={self.negative_slope}"
+        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
 
 
 class ELU(Module):
-    """``x`` for ``x > 0``, else ``alpha * (exp(x) - 1)``."""
+    """``x`` for ``x > 0``, else ``alpha * (exp(x) - 1)``; ``inplace`` writes the result
+    into the input.
+    """
 
-    def __init__(self, alpha: float = 1.0) -> None:
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
         super().__init__()
-        self.alpha = alpha
+        self.alpha, self.inplace = alpha, inplace
 
     def forward(self, input: Tensor) -> Tensor:
         """Apply :func:`~minitorch_accel.nn.functional.elu`."""
-        return F.elu(input, self.alpha)
+        return F.elu(input, self.alpha, self.inplace)
 
     def extra_repr(self) -> str:
         """The settings shown inside this layer's ``repr``."""
-        return f"alpha={self.alpha}"
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
 
 
 class GELU(Module):
@@ -81,11 +85,19 @@ class GELU(Module):
 
 
 class SiLU(Module):
-    """``x * sigmoid(x)``."""
+    """``x * sigmoid(x)``; ``inplace`` writes the result into the input."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
         """Apply :func:`~minitorch_accel.nn.functional.silu`."""
-        return F.silu(input)
+        return F.silu(input, self.inplace)
+
+    def extra_repr(self) -> str:
+        """``inplace=True`` when set (as PyTorch prints it)."""
+        return "inplace=True" if self.inplace else ""
 
 
 class Softmax(Module):

@@ -149,7 +149,8 @@ class Sequential(_ModuleSequence):
     def runs_pool_first(self, i: int, modules: list[Module] | None = None) -> bool:
         """Whether :meth:`forward` runs module ``i + 1`` (a MaxPool2d) before module ``i``
         (a ReLU): :attr:`pool_before_relu` is on and they are exactly those classes (a
-        subclass may compute something else).
+        subclass may compute something else); an in-place ReLU only after another
+        module (first in the list, it must change the caller's input as written).
 
         Examples
         --------
@@ -164,6 +165,7 @@ class Sequential(_ModuleSequence):
             and 0 <= i < len(modules) - 1
             and type(modules[i]) is ReLU
             and type(modules[i + 1]) is MaxPool2d
+            and (i > 0 or not modules[i].inplace)  # a first in-place ReLU changes the input
         )
 
 

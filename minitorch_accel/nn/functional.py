@@ -14,11 +14,14 @@ from __future__ import annotations
 from typing import Any
 
 from ..core import autocast_state
+from ..core.grad_mode import is_grad_enabled
 from ..core.tensor import Tensor
-from ..ops.activation import elu, gelu, leaky_relu, silu
+from ..ops import activation as _activation
+from ..ops import dropout as _dropout
+from ..ops import elementwise as _elementwise
+from ..ops.activation import gelu
 from ..ops.conv1d import conv1d
-from ..ops.dropout import dropout
-from ..ops.elementwise import relu, sigmoid, tanh
+from ..ops.elementwise import sigmoid, tanh
 from ..ops.layer_norm import embedding, group_norm, layer_norm
 from ..ops.linear import Linear
 from ..ops.loss import cross_entropy, mse_loss, nll_loss
@@ -50,6 +53,86 @@ except ModuleNotFoundError as exc:
     adaptive_avg_pool2d = _missing("adaptive_avg_pool2d", "minitorch_accel.ops.pool", exc)
     avg_pool2d = _missing("avg_pool2d", "minitorch_accel.ops.pool", exc)
     max_pool2d = _missing("max_pool2d", "minitorch_accel.ops.pool", exc)
+
+
+def _apply(op: Any, input: Tensor, inplace: bool, saves_input: bool = True) -> Tensor:
+    """``op(input)``, or with ``inplace`` ``input`` made to hold it (recorded by autograd
+    as an in-place op: ``copy_``'s checks and version counter apply).
+
+    Computed out of place first, so ``inplace=True`` changes ``input`` as PyTorch does
+    but saves no memory here. An op that keeps its input for backward (``saves_input``)
+    then reads a copy while autograd records: the write must not change what it saved.
+    """
+    if not inplace:
+        return op(input)  # type: ignore[no-any-return]
+    copy = saves_input and is_grad_enabled() and input.requires_grad and input.grad_fn is not None
+    return input.copy_(op(input.clone() if copy else input))
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``max(input, 0)``; with ``inplace``, written into ``input`` as PyTorch does
+    (computed out of place first: no memory is saved).
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> import minitorch_accel.nn.functional as F
+    >>> x = mta.tensor([-1.0, 2.0])
+    >>> F.relu(x, inplace=True) is x, x.tolist()
+    (True, [0.0, 2.0])
+    """
+    return _apply(_elementwise.relu, input, inplace, saves_input=False)
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """``input`` where ``input > 0``, else ``negative_slope * input``; ``inplace`` as
+    :func:`relu`.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.nn.functional.leaky_relu(mta.tensor([-2.0, 3.0]), 0.1)
+    tensor([-0.2,  3. ])
+    """
+    return _apply(lambda x: _activation.leaky_relu(x, negative_slope), input, inplace)
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """``input`` where ``input > 0``, else ``alpha * (exp(input) - 1)``; ``inplace`` as
+    :func:`relu`.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.nn.functional.elu(mta.tensor([0.0, 2.0]))
+    tensor([0., 2.])
+    """
+    return _apply(lambda x: _activation.elu(x, alpha), input, inplace)
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``input * sigmoid(input)``; ``inplace`` as :func:`relu`.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.nn.functional.silu(mta.tensor([0.0])).item()
+    0.0
+    """
+    return _apply(_activation.silu, input, inplace)
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """:func:`minitorch_accel.ops.dropout.dropout`; ``inplace`` as :func:`relu`.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> y = mta.nn.functional.dropout(mta.ones(1000), p=0.5)
+    >>> sorted(set(y.tolist()))
+    [0.0, 2.0]
+    """
+    return _apply(lambda x: _dropout.dropout(x, p, training), input, inplace, saves_input=False)
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

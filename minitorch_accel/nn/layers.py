@@ -17,11 +17,32 @@ class Identity(Module):
 
 
 class ReLU(Module):
-    """``max(x, 0)`` elementwise."""
+    """``max(x, 0)`` elementwise.
+
+    Parameters
+    ----------
+    inplace : bool
+        Write the result into the input (as PyTorch; see
+        :func:`~minitorch_accel.nn.functional.relu`).
+
+    Examples
+    --------
+    >>> from minitorch_accel import nn
+    >>> nn.ReLU(inplace=True)
+    ReLU(inplace=True)
+    """
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
         """Apply :func:`~minitorch_accel.nn.functional.relu`."""
-        return F.relu(input)
+        return F.relu(input, self.inplace)
+
+    def extra_repr(self) -> str:
+        """``inplace=True`` when set (as PyTorch prints it)."""
+        return "inplace=True" if self.inplace else ""
 
 
 class Flatten(Module):
@@ -77,21 +98,23 @@ class Dropout(Module):
     ----------
     p : float
         Probability of zeroing an element (default 0.5), in ``[0, 1]``.
+    inplace : bool
+        Write the result into the input (as PyTorch).
     """
 
-    def __init__(self, p: float = 0.5) -> None:
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()
         if not 0.0 <= p <= 1.0:
             raise ValueError(f"Dropout: probability p must be in [0, 1], got {p}")
-        self.p = p
+        self.p, self.inplace = p, inplace
 
     def forward(self, input: Tensor) -> Tensor:
         """Apply :func:`~minitorch_accel.nn.functional.dropout` when training."""
-        return F.dropout(input, self.p, self.training)
+        return F.dropout(input, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:
         """The settings shown inside this layer's ``repr``."""
-        return f"p={self.p}"
+        return f"p={self.p}, inplace={self.inplace}"
 
 
 class CrossEntropyLoss(Module):

@@ -280,6 +280,18 @@ class TensorMethods:
         """Same as :meth:`clamp_`."""
         return _write(self, self.clamp(min, max), "clip_")
 
+    def relu_(self: Any) -> Tensor:
+        """:meth:`relu` in place."""
+        return _write(self, self.relu(), "relu_")
+
+    def sigmoid_(self: Any) -> Tensor:
+        """:meth:`sigmoid` in place."""
+        return _write(self, self.sigmoid(), "sigmoid_")
+
+    def tanh_(self: Any) -> Tensor:
+        """:meth:`tanh` in place."""
+        return _write(self, self.tanh(), "tanh_")
+
     def masked_fill_(self: Any, mask: Tensor, value: Any) -> Tensor:
         """:meth:`masked_fill` in place."""
         return _write(self, self.masked_fill(mask, value), "masked_fill_")
