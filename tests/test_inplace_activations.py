@@ -108,3 +108,31 @@ def test_a_first_inplace_relu_before_pooling_changes_the_input_as_written() -> N
     later = nn.Sequential(nn.Identity(), nn.ReLU(inplace=True), nn.MaxPool2d(2))
     assert later.runs_pool_first(1)
     np.testing.assert_array_equal(to_host(later(mta.tensor(before))), to_host(y))
+
+
+@pytest.mark.parametrize("method", ["masked_fill_", "scatter_", "clamp_", "relu_"])
+def test_in_place_methods_on_a_recorded_tensor_give_the_out_of_place_gradient(
+    method: str,
+) -> None:
+    """masked_fill and scatter keep their input for backward: the in-place forms must
+    not change what they saved (PyTorch runs these without error)."""
+    x_np = np.array([-1.0, 0.5, 2.0])
+    calls: dict[str, Callable[[mta.Tensor], mta.Tensor]] = {
+        "masked_fill_": lambda h: h.masked_fill_(mta.tensor([True, False, False]), 3.0),
+        "scatter_": lambda h: h.scatter_(0, mta.tensor([0]), mta.tensor([5.0], dtype=mta.float64)),
+        "clamp_": lambda h: h.clamp_(0.0, 4.0),
+        "relu_": lambda h: h.relu_(),
+    }
+    x = mta.tensor(x_np, dtype=mta.float64, requires_grad=True)
+    h = x * 3.0
+    assert calls[method](h) is h
+    (h * h).sum().backward()
+    assert x.grad is not None
+    # d/dx (f(3x))^2 = 2 f(3x) f'(3x) 3, f' 0 where the op replaced or clipped the value
+    kept = {
+        "masked_fill_": np.array([0.0, 1, 1]),
+        "scatter_": np.array([0.0, 1, 1]),
+        "clamp_": ((3 * x_np > 0) & (3 * x_np < 4)).astype(float),
+        "relu_": (x_np > 0).astype(float),
+    }[method]
+    np.testing.assert_allclose(x.grad.numpy(), 18.0 * x_np * kept, rtol=1e-15)

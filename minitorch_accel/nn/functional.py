@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import Any
 
 from ..core import autocast_state
-from ..core.grad_mode import is_grad_enabled
 from ..core.tensor import Tensor
 from ..ops import activation as _activation
 from ..ops import dropout as _dropout
@@ -27,6 +26,7 @@ from ..ops.linear import Linear
 from ..ops.loss import cross_entropy, mse_loss, nll_loss
 from ..ops.norm import batch_norm
 from ..ops.reduce import log_softmax, softmax
+from ..ops.tensor_methods import write_in_place
 
 
 def _missing(name: str, module: str, error: ModuleNotFoundError) -> Any:
@@ -55,18 +55,14 @@ except ModuleNotFoundError as exc:
     max_pool2d = _missing("max_pool2d", "minitorch_accel.ops.pool", exc)
 
 
-def _apply(op: Any, input: Tensor, inplace: bool, saves_input: bool = True) -> Tensor:
-    """``op(input)``, or with ``inplace`` ``input`` made to hold it (recorded by autograd
-    as an in-place op: ``copy_``'s checks and version counter apply).
-
-    Computed out of place first, so ``inplace=True`` changes ``input`` as PyTorch does
-    but saves no memory here. An op that keeps its input for backward (``saves_input``)
-    then reads a copy while autograd records: the write must not change what it saved.
+def _apply(op: Any, input: Tensor, inplace: bool, name: str, saves_input: bool = True) -> Tensor:
+    """``op(input)``, or with ``inplace`` ``input`` made to hold it
+    (:func:`~minitorch_accel.ops.tensor_methods.write_in_place`: computed out of place
+    first, so ``inplace=True`` changes ``input`` as PyTorch does but saves no memory here).
     """
     if not inplace:
         return op(input)  # type: ignore[no-any-return]
-    copy = saves_input and is_grad_enabled() and input.requires_grad and input.grad_fn is not None
-    return input.copy_(op(input.clone() if copy else input))
+    return write_in_place(input, op, f"{name}(inplace=True)", saves_input)
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
@@ -81,7 +77,7 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
     >>> F.relu(x, inplace=True) is x, x.tolist()
     (True, [0.0, 2.0])
     """
-    return _apply(_elementwise.relu, input, inplace, saves_input=False)
+    return _apply(_elementwise.relu, input, inplace, "relu", saves_input=False)
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
@@ -94,7 +90,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     >>> mta.nn.functional.leaky_relu(mta.tensor([-2.0, 3.0]), 0.1)
     tensor([-0.2,  3. ])
     """
-    return _apply(lambda x: _activation.leaky_relu(x, negative_slope), input, inplace)
+    return _apply(lambda x: _activation.leaky_relu(x, negative_slope), input, inplace, "leaky_relu")
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
@@ -107,7 +103,7 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     >>> mta.nn.functional.elu(mta.tensor([0.0, 2.0]))
     tensor([0., 2.])
     """
-    return _apply(lambda x: _activation.elu(x, alpha), input, inplace)
+    return _apply(lambda x: _activation.elu(x, alpha), input, inplace, "elu")
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
@@ -119,7 +115,7 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
     >>> mta.nn.functional.silu(mta.tensor([0.0])).item()
     0.0
     """
-    return _apply(_activation.silu, input, inplace)
+    return _apply(_activation.silu, input, inplace, "silu")
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
@@ -132,7 +128,9 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     >>> sorted(set(y.tolist()))
     [0.0, 2.0]
     """
-    return _apply(lambda x: _dropout.dropout(x, p, training), input, inplace, saves_input=False)
+    return _apply(
+        lambda x: _dropout.dropout(x, p, training), input, inplace, "dropout", saves_input=False
+    )
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

@@ -9,11 +9,12 @@ package, below the ops, defines the Tensor without them.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
+from ..core.grad_mode import is_grad_enabled
 from ..core.tensor import Tensor
 from . import compare as _compare
 from . import elementwise as _E
@@ -270,37 +271,39 @@ class TensorMethods:
         return self.to(dtype=other.dtype)  # type: ignore[no-any-return]
 
     # ------------------------------------------------------------ in place
-    # Each computes the result out of place and writes it with ``copy_`` (or ``add_``),
-    # the Tensor's in-place primitives, so their checks apply to every in-place method.
+    # Each computes the result out of place and writes it with ``copy_``, the Tensor's
+    # in-place primitive, through :func:`write_in_place`, so its checks apply to every
+    # in-place method. Clamp, ReLU, sigmoid and tanh keep only their output or a mask for
+    # backward (``saves_input=False``); masked_fill and scatter keep their input.
     def clamp_(self: Any, min: Any = None, max: Any = None) -> Tensor:
         """Clamp in place (see :func:`minitorch_accel.clamp`)."""
-        return _write(self, self.clamp(min, max), "clamp_")
+        return write_in_place(self, lambda t: t.clamp(min, max), "clamp_", saves_input=False)
 
     def clip_(self: Any, min: Any = None, max: Any = None) -> Tensor:
         """Same as :meth:`clamp_`."""
-        return _write(self, self.clamp(min, max), "clip_")
+        return write_in_place(self, lambda t: t.clamp(min, max), "clip_", saves_input=False)
 
     def relu_(self: Any) -> Tensor:
         """:meth:`relu` in place."""
-        return _write(self, self.relu(), "relu_")
+        return write_in_place(self, _E.relu, "relu_", saves_input=False)
 
     def sigmoid_(self: Any) -> Tensor:
         """:meth:`sigmoid` in place."""
-        return _write(self, self.sigmoid(), "sigmoid_")
+        return write_in_place(self, _E.sigmoid, "sigmoid_", saves_input=False)
 
     def tanh_(self: Any) -> Tensor:
         """:meth:`tanh` in place."""
-        return _write(self, self.tanh(), "tanh_")
+        return write_in_place(self, _E.tanh, "tanh_", saves_input=False)
 
     def masked_fill_(self: Any, mask: Tensor, value: Any) -> Tensor:
         """:meth:`masked_fill` in place."""
-        return _write(self, self.masked_fill(mask, value), "masked_fill_")
+        return write_in_place(self, lambda t: t.masked_fill(mask, value), "masked_fill_")
 
     def scatter_(
         self: Any, dim: builtins.int, index: Tensor, src: Any = None, value: Any = None
     ) -> Tensor:
         """:meth:`scatter` in place."""
-        return _write(self, self.scatter(dim, index, src, value), "scatter_")
+        return write_in_place(self, lambda t: t.scatter(dim, index, src, value), "scatter_")
 
     # ---------------------------------------------------------------- operators
     def __add__(self: Any, other: Any) -> Tensor:
@@ -519,10 +522,26 @@ class TensorMethods:
             self.array[_S.raw_index(index)] = value
 
 
-def _write(target: Any, result: Tensor, op: str) -> Tensor:
-    """Copy ``result`` into ``target`` (an in-place op's last step), refusing a result
-    whose dtype ``target`` cannot hold without losing it (float into int, as PyTorch).
+def write_in_place(
+    target: Any, compute: Callable[[Tensor], Tensor], op: str, saves_input: bool = True
+) -> Tensor:
+    """Make ``target`` hold ``compute(target)``: the steps of an in-place op.
+
+    ``compute`` runs out of place and ``copy_`` writes its result (recorded by autograd,
+    with its checks and version counter). While autograd records, an op that keeps its
+    input for backward (``saves_input``) reads a copy of ``target``: writing the result
+    must not change what it saved. A result whose dtype ``target`` cannot hold without
+    losing it (float into int) is refused, as in PyTorch.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> x = mta.tensor([-1.0, 2.0])
+    >>> write_in_place(x, lambda t: t * 2, "double_") is x, x.tolist()
+    (True, [-2.0, 4.0])
     """
+    copy = saves_input and is_grad_enabled() and target.requires_grad and target.grad_fn is not None
+    result = compute(target.clone() if copy else target)
     if result.dtype.kind == "f" and target.dtype.kind != "f":
         raise TypeError(
             f"{op}: the result is {result.dtype}, which a {target.dtype} tensor cannot hold; "
