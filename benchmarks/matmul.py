@@ -50,6 +50,7 @@ def time_dtype(device: mta.Device, dtype: str, n: int) -> str:
         raw = benchmark(lambda: xp.matmul(x, x), device=device, warmup=1, repeat=repeat).median
         return row(dtype, n, None, raw)
     np_dtype = "float32" if dtype == "tf32" else dtype
+    mta.backends.cuda.matmul.allow_tf32 = dtype == "tf32"  # ours: PyTorch's switch
     a = mta.randn(n, n, device=device, dtype=np_dtype)
     b = mta.randn(n, n, device=device, dtype=np_dtype)
     ours = benchmark(lambda: a @ b, device=device, warmup=2, repeat=repeat).median

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 import minitorch_accel as mta
-from minitorch_accel.backends.cupy.fast_base import FastPathBase
+from minitorch_accel.backends.cupy import fast_base
+from minitorch_accel.backends.cupy.fast_base import DirectBlas, FastPathBase
 
 TYPES = {0: np.float32, 2: np.float16, 14: None}
 
@@ -82,12 +83,78 @@ class HostArray:
         return getattr(self.host, name)
 
 
+class FakeStream:
+    """The current stream: its address, and whether it captures a graph."""
+
+    ptr = 77
+    capturing = False
+
+    def is_capturing(self) -> bool:
+        return self.capturing
+
+
+class FakeLibrary:
+    """libcublas's C entry points over :class:`FakeCublas`, returning a status."""
+
+    def __init__(self, cublas: FakeCublas, status: int = 0) -> None:
+        self.cublas, self.status = cublas, status
+        self.arity: dict[str, int] = {}  # C function -> how many arguments it was given
+
+    def __getattribute__(self, name: str) -> Any:
+        function = object.__getattribute__(self, name)
+        if not name.startswith("cublas") or name == "cublas":  # only the C entry points
+            return function
+
+        def counted(*args: Any) -> Any:
+            self.arity[name] = len(args)
+            return function(*args)
+
+        return counted
+
+    def cublasCreate_v2(self, made: Any) -> int:  # noqa: N802
+        made._obj.value = 5  # the handle it makes
+        self.cublas.calls.append("direct create")
+        return self.status
+
+    def cublasSetMathMode(self, handle: int, mode: int) -> int:  # noqa: N802
+        self.cublas.calls.append(("direct setMathMode", handle, mode))
+        self.cublas.math_mode = mode
+        return self.status
+
+    def cublasSetStream_v2(self, handle: int, stream: int) -> int:  # noqa: N802
+        self.cublas.calls.append(("direct setStream", stream))
+        return self.status
+
+    def cublasSetWorkspace_v2(self, handle: int, pointer: int, size: int) -> int:  # noqa: N802
+        self.cublas.calls.append(("direct setWorkspace", pointer, size))
+        return self.status
+
+    def cublasSgemm_v2(self, handle: int, *args: Any) -> int:  # noqa: N802
+        self.cublas.calls.append("direct")
+        self.cublas.sgemm(handle, *args)
+        return self.status
+
+    def cublasDgemm_v2(self, handle: int, *args: Any) -> int:  # noqa: N802
+        self.cublas.calls.append("direct")
+        self.cublas.dgemm(handle, *args)
+        return self.status
+
+    def cublasGemmEx(self, handle: int, *args: Any) -> int:  # noqa: N802
+        self.cublas.calls.append("direct")
+        self.cublas.gemmEx(handle, *args)
+        return self.status
+
+
 @pytest.fixture
 def fast() -> Iterator[tuple[FastPathBase, FakeCublas]]:
     cublas = FakeCublas()
+    stream = FakeStream()
     cupy = types.SimpleNamespace(
         cuda=types.SimpleNamespace(
-            cublas=cublas, device=types.SimpleNamespace(get_cublas_handle=lambda: 1)
+            cublas=cublas,
+            device=types.SimpleNamespace(get_cublas_handle=lambda: 1),
+            get_current_stream=lambda: stream,
+            runtime=types.SimpleNamespace(getDevice=lambda: 0),
         ),
         ndarray=lambda shape, dtype: HostArray(np.zeros(shape, dtype)),
     )
@@ -151,3 +218,72 @@ def test_gemm_declines_what_it_does_not_cover(fast: Any) -> None:
     f32 = HostArray(np.ones((2, 3), np.float32))
     assert paths.gemm(f32, HostArray(np.ones((3, 2), np.float64))) is None
     assert paths.gemm(HostArray(np.ones((2, 2, 2), np.float32)), f32) is None
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_while_capturing_gemm_calls_cublas_directly_on_the_capturing_stream(
+    fast: Any, dtype: str
+) -> None:
+    paths, cublas = fast
+    paths.cp.cuda.get_current_stream().capturing = True
+    library = FakeLibrary(cublas)
+    paths._direct = DirectBlas(library, allocate=lambda nbytes: 4096)
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((6, 5)).astype(dtype)
+    b = np.asfortranarray(rng.standard_normal((5, 3)).astype(dtype))
+    out = paths.gemm(HostArray(a), HostArray(b))
+    expected = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(out.host, expected, rtol=1e-2 if dtype == "float16" else 1e-6)
+    kind = {"float32": "sgemm", "float64": "dgemm", "float16": "gemmEx"}[dtype]
+    # a handle of the library's own, in the default math mode, on the capturing stream,
+    # with a workspace of its own (set again after each setStream, which resets it)
+    workspace = ("direct setWorkspace", 4096, DirectBlas.WORKSPACE_BYTES)
+    assert cublas.calls[:5] == [
+        "direct create",
+        ("direct setMathMode", 5, 0),
+        ("direct setStream", 77),
+        workspace,
+        "direct",
+    ]
+    assert cublas.calls[5][0] == kind
+    paths.gemm(HostArray(a), HostArray(b))  # the handle is kept, its mode too
+    assert cublas.calls[6:] == [("direct setStream", 77), workspace, "direct", cublas.calls[5]]
+    # the ctypes signatures declare as many arguments as the calls pass, pointers where
+    # the (fake) library dereferences one
+    symbols = dict(DirectBlas.SIGNATURES.values())
+    for symbol, count in library.arity.items():
+        assert len(symbols[symbol]) == count, symbol
+    pointers = {"cublasSgemm_v2": (6, 7, 9, 11, 12), "cublasGemmEx": (6, 7, 10, 13, 14)}
+    for symbol, where in pointers.items():
+        if symbol in library.arity:
+            assert all(symbols[symbol][i] == "p" for i in where), symbol
+    paths.cp.cuda.get_current_stream().capturing = False
+    paths.gemm(HostArray(a), HostArray(b))  # not capturing: CuPy's wrapper again
+    assert cublas.calls[-2:] == [("setMathMode", 0), cublas.calls[5]]
+
+
+def test_a_capture_gemm_in_tf32_sets_the_mode_on_its_own_handle(fast: Any) -> None:
+    paths, cublas = fast
+    paths.cp.cuda.get_current_stream().capturing = True
+    paths._direct = DirectBlas(FakeLibrary(cublas), allocate=lambda nbytes: 4096)
+    mta.backends.cuda.matmul.allow_tf32 = True
+    a = HostArray(np.ones((2, 2), np.float32))
+    paths.gemm(a, a)
+    assert cublas.calls[1] == ("direct setMathMode", 5, 3)
+    assert cublas.calls[-1] == ("sgemm", 3)
+
+
+def test_a_failed_direct_call_names_the_cublas_function_and_status(fast: Any) -> None:
+    paths, cublas = fast
+    paths.cp.cuda.get_current_stream().capturing = True
+    paths._direct = DirectBlas(FakeLibrary(cublas, status=7), allocate=lambda nbytes: 4096)
+    a = HostArray(np.ones((2, 2), np.float32))
+    with pytest.raises(RuntimeError, match="cublasCreate_v2 failed with cuBLAS status 7"):
+        paths.gemm(a, a)
+
+
+def test_find_cublas_says_what_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fast_base, "Path", lambda _: types.SimpleNamespace(exists=lambda: False))
+    monkeypatch.setattr(fast_base.ctypes.util, "find_library", lambda name: None)
+    with pytest.raises(RuntimeError, match="cuBLAS was not found"):
+        fast_base.find_cublas()

@@ -237,7 +237,38 @@ def test_gemm_fast_path_every_layout(dtype: Any) -> None:
     a, b = cp.ones((4, 6), dtype), cp.ones((3, 5), dtype)
     assert gemm(a[:, ::2], b) is None  # strided operand: the caller uses cupy.matmul
     assert gemm(a, cp.ones((6, 5), dtype), cp.empty((5, 4), dtype).T) is None  # F-order out
-    assert gemm(a.astype(np.float16), cp.ones((6, 5), np.float16)) is None
+    assert gemm(a.astype(np.int32), cp.ones((6, 5), np.int32)) is None  # no integer GEMM
+    half = gemm(a.astype(np.float16), cp.ones((6, 5), np.float16))  # tensor cores
+    np.testing.assert_array_equal(cp.asnumpy(half), np.full((4, 5), 6, np.float16))
+
+
+@gpu
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_gemm_is_recorded_by_a_stream_capture_and_replays_on_new_values(dtype: Any) -> None:
+    import cupy as cp
+
+    gemm = fast_path("gemm")
+    rng = np.random.default_rng(3)
+    a = cp.asarray(rng.standard_normal((33, 17)).astype(dtype))
+    b = cp.asarray(rng.standard_normal((17, 9)).astype(dtype))
+    out = cp.zeros((33, 9), dtype)
+    expected = cp.asnumpy(gemm(a, b))
+    cp.cuda.Device().synchronize()
+    stream = cp.cuda.Stream(non_blocking=True)
+    with stream:
+        stream.begin_capture()
+        gemm(a, b, out)
+        graph = stream.end_capture()
+    stream.synchronize()
+    assert not out.any()  # capturing queues nothing
+    graph.launch(stream)
+    stream.synchronize()
+    np.testing.assert_array_equal(cp.asnumpy(out), expected)  # the same cuBLAS kernel
+    a *= 2
+    cp.cuda.Device().synchronize()
+    graph.launch(stream)
+    stream.synchronize()
+    np.testing.assert_array_equal(cp.asnumpy(out), 2 * expected)
 
 
 @gpu

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+import minitorch_accel as mta
 from minitorch_accel.core.factories import from_numpy
 from minitorch_accel.core.tensor import Tensor
 from minitorch_accel.data import DataLoader, Dataset, Subset, TensorDataset, random_split
@@ -270,3 +271,27 @@ def test_prefetch_to_gpu() -> None:
         assert str(x.device) == "cuda:0" and x.dtype == np.float32 and y.dtype == np.int64
         total += int(y.numpy().shape[0])
     assert total == 1000
+
+
+@pytest.mark.gpu
+def test_prefetched_batches_are_not_overwritten_while_the_gpu_still_reads_them() -> None:
+    """Each batch is read by slow GPU work queued before the next batch is made: the next
+    batch's copy must not land in memory that work still reads (a freed block reused).
+    """
+    pytest.importorskip("cupy")
+    rng = np.random.default_rng(0)
+    images = rng.random((64 * 12, 1024), dtype=np.float32)
+    labels = np.arange(64 * 12, dtype=np.int64)
+    dataset = TensorDataset(mta.tensor(images), mta.tensor(labels))
+    loader = DataLoader(dataset, batch_size=64, device="cuda", prefetch=2)
+    weights = mta.randn(1024, 1024, device="cuda") / 32
+    sums = []
+    for x, y in loader:
+        h = x
+        for _ in range(50):  # queued work that reads the batch for a while
+            h = (h @ weights).tanh()
+        sums.append((h.sum() * 0 + y.to(dtype=np.float32).sum()).detach())
+        del x, y, h  # the batch's blocks go back to the pool while the GPU works
+    found = [float(s.item()) for s in sums]
+    expected = [float(labels[i * 64 : (i + 1) * 64].sum()) for i in range(12)]
+    assert found == expected

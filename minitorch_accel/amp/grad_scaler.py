@@ -76,7 +76,7 @@ class GradScaler:
             raise RuntimeError(
                 "unscale_() has already been called on this optimizer since the last update()"
             )
-        found_inf = False
+        finite: dict[Any, Any] = {}  # device -> "every gradient so far is finite", on it
         inverse = 1.0 / self._scale
         with no_grad():
             for group in optimizer.param_groups:
@@ -85,11 +85,13 @@ class GradScaler:
                         continue
                     with p.device.guard():
                         grad = p.grad.array * inverse  # new: gradients never change in place
-                        if not bool(p.xp.isfinite(grad).all()):
-                            found_inf = True
+                        ok = p.xp.isfinite(grad).all()
+                        before = finite.get(p.device)
+                        finite[p.device] = ok if before is None else before & ok
                         grad = grad.astype(p.dtype, copy=False)
                     p.grad = Tensor._make(grad, p.device, False, None)
-        self._found_inf[key] = found_inf
+        # one read back per device (a GPU waits for its queue once, not once per parameter)
+        self._found_inf[key] = not all(bool(ok) for ok in finite.values())
 
     def step(self, optimizer: Any, *args: Any, **kwargs: Any) -> Any:
         """Unscale (if not done yet) and take ``optimizer.step()`` unless a gradient was

@@ -339,5 +339,9 @@ def randperm(
     dev = device_or_default(device)
     gen = generator if generator is not None else dev.backend.generator(dev)
     with dev.backend.device_context(dev):
-        array = gen.permutation(n).astype(as_dtype(dtype or np.int64))
+        if hasattr(gen, "permutation"):
+            order = gen.permutation(n)
+        else:  # CuPy's Generator has none: the order that sorts n uniform draws
+            order = dev.backend.xp.argsort(gen.random(n))
+        array = order.astype(as_dtype(dtype or np.int64))
     return _place(array, dev, False)

@@ -177,6 +177,9 @@ class CupyBackend(Backend):
             if host.nbytes == 0:
                 return Transfer(out)
             stream = self._copy_stream(device.index or 0)
+            # ``out`` may be a block that an array freed a moment ago held, which kernels
+            # queued on the default stream still read: the copy waits for them
+            stream.wait_event(cp.cuda.Stream.null.record())
             out.set(staged, stream=stream)
             done = stream.record()
             self._keep_until(done, staged)  # not freed (and reused) before the copy

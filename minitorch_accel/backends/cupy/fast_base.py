@@ -6,7 +6,10 @@ kernels compiled on first use, and the direct cuBLAS GEMM (see
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import ctypes.util
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy
@@ -39,6 +42,7 @@ class FastPathBase:
         self._gemm_pointers = {
             c: (one.ctypes.data, zero.ctypes.data) for c, (one, zero) in self._gemm_scalars.items()
         }
+        self._direct: DirectBlas | None = None  # loaded at the first GEMM of a capture
 
     def on(self, array: Any) -> Any:
         """The context that makes ``array``'s GPU the current one (``array.device``); a
@@ -101,22 +105,38 @@ class FastPathBase:
         elif not (out.shape == (m, n) and out.dtype == a.dtype and _blas_layout(out) == (0, n)):
             return None
         with self.on(a):
-            handle = self._blas_handle(a.dtype)
+            if self._capturing():  # CuPy refuses cuBLAS while capturing: call it directly
+                if self._direct is None:
+                    self._direct = DirectBlas(find_cublas(), self.cp.cuda.runtime.malloc)
+                blas: Any = self._direct
+                handle = blas.on_stream(
+                    self.cp.cuda.runtime.getDevice(),
+                    self._math_mode(a.dtype),
+                    self.cp.cuda.get_current_stream().ptr,
+                )
+            else:
+                blas, handle = self.cp.cuda.cublas, self._blas_handle(a.dtype)
             self._blas_call(
-                handle, a.dtype, (layout_b[0], layout_a[0], n, m, k),
+                blas, handle, a.dtype, (layout_b[0], layout_a[0], n, m, k),
                 (b.data.ptr, layout_b[1]), (a.data.ptr, layout_a[1]), (out.data.ptr, n),
             )  # fmt: skip
         return out
 
+    def _math_mode(self, dtype: Any) -> int:
+        """The cuBLAS math mode of a GEMM in ``dtype``: TF32 tensor cores for float32 when
+        allowed, else the default (0).
+        """
+        tf32 = dtype.char == "f" and cuda_settings.matmul.allow_tf32
+        return _cublas(self.cp.cuda.cublas, "CUBLAS_TF32_TENSOR_OP_MATH") if tf32 else 0
+
     def _blas_handle(self, dtype: Any) -> int:
-        """The cuBLAS handle, in host pointer mode and the math mode ``dtype`` asks for."""
+        """CuPy's cuBLAS handle, in host pointer mode and the math mode ``dtype`` asks for."""
         cublas = self.cp.cuda.cublas
         handle = int(self.cp.cuda.device.get_cublas_handle())
         # host pointer mode is cuBLAS's default, and CuPy restores it after changes
         if cublas.getPointerMode(handle) != cublas.CUBLAS_POINTER_MODE_HOST:
             cublas.setPointerMode(handle, cublas.CUBLAS_POINTER_MODE_HOST)
-        tf32 = dtype.char == "f" and cuda_settings.matmul.allow_tf32
-        mode = _cublas(cublas, "CUBLAS_TF32_TENSOR_OP_MATH") if tf32 else 0  # 0: default
+        mode = self._math_mode(dtype)
         if self._math_modes.get(handle) != mode:
             cublas.setMathMode(handle, mode)
             self._math_modes[handle] = mode
@@ -124,6 +144,7 @@ class FastPathBase:
 
     def _blas_call(
         self,
+        blas: Any,
         handle: int,
         dtype: Any,
         shape: tuple[int, int, int, int, int],
@@ -131,22 +152,135 @@ class FastPathBase:
         second: tuple[int, int],
         out: tuple[int, int],
     ) -> None:
-        """One GEMM: ``shape`` is ``(trans_first, trans_second, rows, cols, inner)``,
-        each operand ``(pointer, leading dimension)``.
+        """One GEMM through ``blas`` (CuPy's ``cuda.cublas`` or a :class:`DirectBlas`):
+        ``shape`` is ``(trans_first, trans_second, rows, cols, inner)``, each operand
+        ``(pointer, leading dimension)``.
         """
-        cublas = self.cp.cuda.cublas
         if dtype.char in "fd":
             one, zero = self._gemm_pointers[dtype.char]
-            call = cublas.sgemm if dtype.char == "f" else cublas.dgemm
+            call = blas.sgemm if dtype.char == "f" else blas.dgemm
             call(handle, *shape, one, *first, *second, zero, *out)
             return
+        cublas = self.cp.cuda.cublas  # for the constants
         one, zero = self._gemm_pointers["f"]  # alpha, beta: float, the compute type's
         kind = _cublas(cublas, HALF_TYPES[dtype.name])
-        cublas.gemmEx(
+        blas.gemmEx(
             handle, *shape, one, first[0], kind, first[1], second[0], kind, second[1],
             zero, out[0], kind, out[1], _cublas(cublas, "CUBLAS_COMPUTE_32F"),
             _cublas(cublas, "CUBLAS_GEMM_DEFAULT_TENSOR_OP"),
         )  # fmt: skip
+
+
+class DirectBlas:
+    """cuBLAS's GEMMs called straight from the library, for CUDA graph captures.
+
+    cuBLAS records its GEMMs into a capturing stream, but CuPy's wrappers refuse every
+    cuBLAS call while one captures ("calling cuBLAS API during stream capture is currently
+    unsupported"). During a capture :meth:`FastPathBase.gemm` calls the library through
+    ``ctypes`` instead, with CuPy's argument order, on a handle of its own per GPU: the
+    graph keeps pointing at the handle's workspace, so the handle must not be one that
+    eager work keeps re-pointing. Before each GEMM the handle is set on the capturing
+    stream and given a workspace of its own that lives as long as the process (PyTorch
+    does the same: ``cublasSetStream`` resets the workspace to cuBLAS's pool, whose
+    memory a later call may free). Scalars are host pointers to the constants 1 and 0,
+    which the graph bakes in.
+
+    Parameters
+    ----------
+    library : str or ctypes.CDLL
+        The cuBLAS shared library (a path, or a loaded library).
+    allocate : callable
+        ``allocate(nbytes)`` returns the device address of ``nbytes`` that are never freed
+        (``cudaMalloc``), for the workspaces.
+
+    Examples
+    --------
+    >>> from minitorch_accel.backends.cupy.fast_base import DirectBlas
+    >>> class Library:                       # stands in for libcublas here
+    ...     def __getattr__(self, name):
+    ...         return lambda *args: 0       # CUBLAS_STATUS_SUCCESS
+    >>> blas = DirectBlas(Library(), allocate=lambda nbytes: 4096)
+    >>> blas.workspaces
+    {}
+    """
+
+    #: argument types of each call: h handle, i int, p pointer, o pointer to a handle,
+    #: z size_t (cublas_api.h)
+    SIGNATURES = {
+        "create": ("cublasCreate_v2", "o"),
+        "setMathMode": ("cublasSetMathMode", "hi"),
+        "setStream": ("cublasSetStream_v2", "hp"),
+        "setWorkspace": ("cublasSetWorkspace_v2", "hpz"),
+        "sgemm": ("cublasSgemm_v2", "hiiiiippipippi"),
+        "dgemm": ("cublasDgemm_v2", "hiiiiippipippi"),
+        "gemmEx": ("cublasGemmEx", "hiiiiippiipiippiiii"),
+    }
+
+    #: bytes of each GPU's workspace (PyTorch's default on Hopper: 32 MiB)
+    WORKSPACE_BYTES = 32 << 20
+
+    def __init__(self, library: Any, allocate: Callable[[int], int]) -> None:
+        lib = ctypes.CDLL(library) if isinstance(library, str) else library
+        kinds = {
+            "h": ctypes.c_void_p,
+            "i": ctypes.c_int,
+            "p": ctypes.c_void_p,
+            "o": ctypes.POINTER(ctypes.c_void_p),
+            "z": ctypes.c_size_t,
+        }
+        for name, (symbol, signature) in self.SIGNATURES.items():
+            function = getattr(lib, symbol)
+            if hasattr(function, "argtypes"):
+                function.argtypes = [kinds[c] for c in signature]
+                function.restype = ctypes.c_int
+            setattr(self, name, _checked(symbol, function))
+        self.allocate = allocate
+        self.workspaces: dict[int, int] = {}  # GPU -> address of its workspace
+        self._handles: dict[int, int] = {}
+        self._modes: dict[int, int] = {}
+
+    def on_stream(self, device: int, math_mode: int, stream: int) -> int:
+        """This library's handle for GPU ``device`` (made on first use, on the current
+        GPU), in ``math_mode``, queueing on ``stream`` with its own workspace.
+        """
+        handle = self._handles.get(device)
+        if handle is None:
+            made = ctypes.c_void_p()
+            self.create(ctypes.byref(made))  # type: ignore[attr-defined]
+            handle = self._handles[device] = int(made.value or 0)
+            self.workspaces[device] = self.allocate(self.WORKSPACE_BYTES)
+        if self._modes.get(handle) != math_mode:
+            self.setMathMode(handle, math_mode)  # type: ignore[attr-defined]
+            self._modes[handle] = math_mode
+        self.setStream(handle, stream)  # type: ignore[attr-defined]
+        workspace = self.workspaces[device]
+        self.setWorkspace(handle, workspace, self.WORKSPACE_BYTES)  # type: ignore[attr-defined]
+        return handle
+
+
+def _checked(symbol: str, function: Callable[..., int]) -> Callable[..., None]:
+    def call(*args: Any) -> None:
+        status = function(*args)
+        if status != 0:
+            raise RuntimeError(f"{symbol} failed with cuBLAS status {status}")
+
+    return call
+
+
+def find_cublas() -> str:
+    """The path of the cuBLAS library this process loaded (CuPy loads it with its first
+    handle), else the one the system's loader finds.
+    """
+    maps = Path("/proc/self/maps")
+    if maps.exists():
+        for line in maps.read_text().splitlines():
+            path = line.split()[-1] if "/" in line else ""
+            if Path(path).name.startswith("libcublas.so"):
+                return path
+    found = ctypes.util.find_library("cublas")
+    if found is None:
+        raise RuntimeError("cuBLAS was not found: a captured GEMM needs libcublas")
+    return found
 
 
 #: The cuBLAS data type of each half-precision dtype ``gemm`` takes.

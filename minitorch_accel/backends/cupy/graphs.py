@@ -15,7 +15,12 @@ from typing import Any
 from ..base import CaptureError
 
 #: Words of CUDA's errors for work a capture refuses (cudaErrorStreamCapture...).
-CAPTURE_ERRORS = ("StreamCapture", "stream is capturing", "capturing stream")
+CAPTURE_ERRORS = (
+    "StreamCapture",
+    "stream is capturing",
+    "capturing stream",
+    "during stream capture",  # CuPy's refusal of cuBLAS (cupy.matmul, einsum) in a capture
+)
 
 
 class CupyGraph:
@@ -97,6 +102,7 @@ def capture_error(exc: BaseException) -> CaptureError | None:
     if any(word in text for word in CAPTURE_ERRORS):
         return CaptureError(
             "CUDA refused an operation while capturing: a host sync (reading a value back, "
-            f"synchronize) or a copy from pageable host memory ({text})"
+            "synchronize), a copy from pageable host memory, or a cuBLAS call through CuPy "
+            f"(cupy.matmul, einsum) instead of the backend's gemm ({text})"
         )
     return None

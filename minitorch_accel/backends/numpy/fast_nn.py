@@ -140,8 +140,14 @@ def relu_grad(fn: Any, grad: Array, y: Array) -> Array:
 
 
 def _channel_sum(xp: Any, a: Array, b: Array = None) -> Array:
-    """Per-channel (dim 1) ``sum(a)``, or ``sum(a * b)`` without the product in memory."""
+    """Per-channel (dim 1) ``sum(a)``, or ``sum(a * b)`` without the product in memory
+    (NumPy's einsum); on a GPU a product and a reduction kernel, since CuPy's einsum
+    calls cuBLAS, which a CUDA graph capture refuses through CuPy.
+    """
     dims = "nc" + "hwdefgijk"[: a.ndim - 2]
+    if xp is not np:
+        axes = (0, *range(2, a.ndim))
+        return (a if b is None else a * b).sum(axis=axes)
     if b is None:
         return xp.einsum(f"{dims}->c", a)
     return xp.einsum(f"{dims},{dims}->c", a, b)
