@@ -47,6 +47,7 @@ MAKERS: dict[str, tuple[str, str]] = {
     "parallelism": ("fig_parallelism", "examples/parallelism.py: table and timeline"),
     "systolic": ("fig_examples", "examples/systolic_array.py: wavefront and utilisation"),
     "roofline": ("fig_examples", "examples/roofline.py: measured roofline (hardware pages)"),
+    "tensor_cores": ("fig_examples", "matmul TFLOP/s per format on a GPU (tutorial 8)"),
     "threads": ("fig_examples", "examples/thread_scaling.py: 1..N threads (hardware pages)"),
     "scaling": ("fig_scaling", "modelled multi-GPU speed-up from single-GPU phases (tutorial 6)"),
     "memory": ("fig_memory", "examples/memory_limits.py on a capped cpu:1, estimate table"),

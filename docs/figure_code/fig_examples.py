@@ -187,3 +187,44 @@ def make_threads(out_dir: Path) -> list[Path] | None:
         return None
     lines = [line for line in output.splitlines() if not line.startswith("wrote ")]
     return [png, write_text(out_dir / "thread_scaling.txt", "\n".join(lines))]
+
+
+def make_tensor_cores(out_dir: Path) -> list[Path]:
+    """TFLOP/s of square matmuls per number format on a GPU: ``benchmarks/matmul.py``
+    rerun where a GPU is usable, else the stored output of the last GPU run
+    (``matmul_dtypes_gpu.txt``); a bar chart of it either way.
+    """
+    import matplotlib.pyplot as plt
+
+    from minitorch_accel import cuda
+
+    from .common import save
+
+    text_path = out_dir / "matmul_dtypes_gpu.txt"
+    if cuda.is_available():
+        script = str(ROOT / "benchmarks" / "matmul.py")
+        args = ["--device", "cuda", "--dtype", "float32", "tf32", "float16"]
+        done = subprocess.run(
+            [sys.executable, script, *args], cwd=ROOT, env=example_env(),
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        command = f"$ python benchmarks/matmul.py {' '.join(args)}"
+        write_text(text_path, "\n".join([machine_line(), command, done.stdout]))
+    rates: dict[str, dict[int, float]] = {}
+    for line in text_path.read_text().splitlines():
+        parts = line.split()
+        if len(parts) == 6 and parts[0] in ("float32", "tf32", "float16"):
+            rates.setdefault(parts[0], {})[int(parts[1])] = float(parts[5]) / 1e3
+    sizes = sorted({n for by_n in rates.values() for n in by_n if n >= 1024})
+    fig, ax = plt.subplots(figsize=(6.4, 3.2))
+    width = 0.8 / len(rates)
+    for i, (dtype, by_n) in enumerate(rates.items()):
+        xs = [k + i * width for k, n in enumerate(sizes) if n in by_n]
+        bars = ax.bar(xs, [by_n[n] for n in sizes if n in by_n], width, label=dtype)
+        ax.bar_label(bars, fmt="%.0f", fontsize=7)
+    ax.set_xticks([k + width * (len(rates) - 1) / 2 for k in range(len(sizes))])
+    ax.set_xticklabels([f"n = {n}" for n in sizes])
+    ax.set_ylabel("TFLOP/s")
+    ax.set_title("Square matmul on the GPU, per number format (measured)", fontsize=10)
+    ax.legend(fontsize=8)
+    return [save(fig, out_dir / "tensor_cores.png"), text_path]
