@@ -140,6 +140,51 @@ def test_captured_adam_equals_eager_with_a_schedule() -> None:
         np.testing.assert_allclose(a, b, rtol=1e-11, atol=1e-14)
 
 
+def test_captured_cnn_with_batch_norm_equals_eager() -> None:
+    """Convolutions, batch norm (its running statistics updated in place by every replay),
+    pooling, cross-entropy and momentum SGD, captured on the stand-in: the replays give
+    the eager steps' losses, parameters and running statistics. (The reference
+    cross-entropy's mean reads its row count back, which a capture refuses; CUDA's fused
+    one does not. A sum is captured on both.)
+    """
+
+    def run(captured: bool) -> tuple[list[float], list[np.ndarray]]:
+        mta.manual_seed(0)
+        model = nn.models.SmallVGG(width=2).to(dtype="float64").to("strict")
+        opt = optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+        loss_fn = nn.CrossEntropyLoss(reduction="sum")
+
+        def step(x: Any, y: Any) -> Any:
+            opt.zero_grad()
+            loss = loss_fn(model(x), y)
+            loss.backward()
+            opt.step()
+            return loss.detach()
+
+        rng = np.random.default_rng(4)
+        batches = [
+            (
+                mta.tensor(rng.random((4, 1, 8, 8)), device="strict"),
+                mta.tensor(rng.integers(0, 10, 4), device="strict"),
+            )
+            for _ in range(4)
+        ]
+        fn: Any = step
+        if captured:
+            fn = capture_step(step, batches[0], optimizers=opt, warmup=1)
+            assert fn.captured
+        else:
+            step(*batches[0])
+        losses = [fn(x, y).item() for x, y in batches[1:]]
+        state = [t.detach().numpy() for t in model.state_dict().values()]
+        return losses, state
+
+    eager, captured = run(False), run(True)
+    np.testing.assert_allclose(captured[0], eager[0], rtol=1e-12)
+    for a, b in zip(captured[1], eager[1], strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-11, atol=1e-13)
+
+
 def test_one_graph_serves_every_call_and_keeps_the_learning_rate_on_the_device() -> None:
     w = mta.tensor([1.0, 1.0], device="strict", requires_grad=True)
     opt = optim.SGD([w], lr=1.0)

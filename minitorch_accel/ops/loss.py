@@ -59,10 +59,23 @@ def _rows(name: str, input: Tensor, target: Tensor) -> tuple[Tensor, Tensor, tup
     return input, target, expected
 
 
-def _check_labels(name: str, labels: Any, classes: int, ignore_index: int) -> tuple[Any, Any]:
-    """Labels as int64 plus a mask of the rows that count; raise on a bad label."""
+def _capturing(t: Tensor) -> bool:
+    """True while ``t``'s device records a CUDA graph: nothing can be read back then, so
+    label checks run only in the eager steps before the capture.
+    """
+    return t.device.backend.capture_status(t.device)
+
+
+def _check_labels(
+    name: str, labels: Any, classes: int, ignore_index: int, read_back: bool = True
+) -> tuple[Any, Any]:
+    """Labels as int64 plus a mask of the rows that count; raise on a bad label (unless
+    ``read_back`` is False: the verdict would have to be read back from the device).
+    """
     labels = labels.astype(np.int64, copy=False)
     valid = labels != ignore_index
+    if not read_back:
+        return labels, valid
     bad = valid & ((labels < 0) | (labels >= classes))
     if bad.any():
         first = int(labels[bad].reshape(-1)[0])
@@ -96,8 +109,11 @@ class CrossEntropy(Function):
         if smoothing:
             loss -= (smoothing / x.shape[1]) * log_probs.sum(axis=1)
         loss *= valid
-        count = int(valid.sum())  # rows counted (the mean's divisor)
-        self.scale = {"none": None, "sum": 1.0}.get(reduction, 1 / count if count else np.nan)
+        if reduction == "mean":
+            count = int(valid.sum())  # rows counted, the divisor (read back: not in a capture)
+            self.scale = 1 / count if count else np.nan
+        else:
+            self.scale = {"none": None, "sum": 1.0}[reduction]
         self.smoothing, self.ignore_index, self.check = smoothing, ignore_index, check
         return loss if self.scale is None else xp.asarray(loss.sum() * self.scale, loss.dtype)
 
@@ -226,6 +242,8 @@ def cross_entropy(
     label_array = labels.array.astype(np.int64, copy=False)
     label_tensor = Tensor._make(label_array, labels.device, False, None)
     check = _LabelCheck("cross_entropy", label_array, logits.shape[1], ignore_index)
+    if _capturing(labels):
+        check.args = None  # checked in the eager warm-up; a graph reads nothing back
     loss = CrossEntropy.apply(
         logits,
         label_tensor,
@@ -253,7 +271,9 @@ def nll_loss(
     """
     check_reduction("nll_loss", reduction)
     log_probs, labels, out_shape = _rows("nll_loss", input, target)
-    label_array, valid = _check_labels("nll_loss", labels.array, log_probs.shape[1], ignore_index)
+    label_array, valid = _check_labels(
+        "nll_loss", labels.array, log_probs.shape[1], ignore_index, not _capturing(labels)
+    )
     xp = log_probs.xp
     rows = xp.arange(log_probs.shape[0])
     picked = log_probs[rows, xp.where(valid, label_array, 0)]
