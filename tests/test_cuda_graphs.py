@@ -123,6 +123,48 @@ def train(
     return losses, [p.detach().numpy() for p in model.parameters()]
 
 
+def train_cnn(
+    model: nn.Module,
+    loss_fn: Any,
+    device: str,
+    shape: tuple[int, ...],
+    captured: bool,
+    warmup: int = 2,
+    steps: int = 5,
+) -> tuple[list[float], list[np.ndarray]]:
+    """Losses of ``steps`` momentum-SGD steps of ``model`` on new random batches of
+    ``shape`` (10 classes), eager or captured after ``warmup`` steps on the first batch
+    (eager runs do the same warm-up), and the model's state after.
+    """
+    opt = optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    dtype = next(model.parameters()).dtype
+
+    def step(x: Any, y: Any) -> Any:
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss.detach()
+
+    rng = np.random.default_rng(5)
+    batches = [
+        (
+            mta.tensor(rng.random(shape).astype(dtype), device=device),
+            mta.tensor(rng.integers(0, 10, shape[0]), device=device),
+        )
+        for _ in range(steps + 1)
+    ]
+    fn: Any = step
+    if captured:
+        fn = capture_step(step, batches[0], optimizers=opt, warmup=warmup)
+        assert fn.captured
+    else:
+        for _ in range(warmup):
+            step(*batches[0])
+    losses = [float(fn(x, y).item()) for x, y in batches[1:]]
+    return losses, [t.detach().numpy() for t in model.state_dict().values()]
+
+
 def test_captured_sgd_equals_eager_bit_for_bit_with_a_schedule() -> None:
     eager = train("strict", "sgd", 8, captured=False)
     captured = train("strict", "sgd", 8, captured=True)
@@ -151,33 +193,8 @@ def test_captured_cnn_with_batch_norm_equals_eager() -> None:
     def run(captured: bool) -> tuple[list[float], list[np.ndarray]]:
         mta.manual_seed(0)
         model = nn.models.SmallVGG(width=2).to(dtype="float64").to("strict")
-        opt = optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
         loss_fn = nn.CrossEntropyLoss(reduction="sum")
-
-        def step(x: Any, y: Any) -> Any:
-            opt.zero_grad()
-            loss = loss_fn(model(x), y)
-            loss.backward()
-            opt.step()
-            return loss.detach()
-
-        rng = np.random.default_rng(4)
-        batches = [
-            (
-                mta.tensor(rng.random((4, 1, 8, 8)), device="strict"),
-                mta.tensor(rng.integers(0, 10, 4), device="strict"),
-            )
-            for _ in range(4)
-        ]
-        fn: Any = step
-        if captured:
-            fn = capture_step(step, batches[0], optimizers=opt, warmup=1)
-            assert fn.captured
-        else:
-            step(*batches[0])
-        losses = [fn(x, y).item() for x, y in batches[1:]]
-        state = [t.detach().numpy() for t in model.state_dict().values()]
-        return losses, state
+        return train_cnn(model, loss_fn, "strict", (4, 1, 8, 8), captured, warmup=1)
 
     eager, captured = run(False), run(True)
     np.testing.assert_allclose(captured[0], eager[0], rtol=1e-12)
@@ -402,33 +419,7 @@ def test_gpu_captured_lenet_steps_equal_eager(dtype: str) -> None:
     def run(captured: bool) -> tuple[list[float], list[np.ndarray]]:
         mta.manual_seed(0)
         model = nn.models.LeNet().to(dtype=dtype).to("cuda")
-        opt = optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
-        loss_fn = nn.CrossEntropyLoss()
-
-        def step(x: Any, y: Any) -> Any:
-            opt.zero_grad()
-            loss = loss_fn(model(x), y)
-            loss.backward()
-            opt.step()
-            return loss.detach()
-
-        rng = np.random.default_rng(5)
-        batches = [
-            (
-                mta.tensor(rng.random((32, 1, 28, 28)).astype(dtype), device="cuda"),
-                mta.tensor(rng.integers(0, 10, 32), device="cuda"),
-            )
-            for _ in range(6)
-        ]
-        fn: Any = step
-        if captured:
-            fn = capture_step(step, batches[0], optimizers=opt, warmup=2)
-            assert fn.captured
-        else:
-            for _ in range(2):
-                step(*batches[0])
-        losses = [float(fn(x, y).item()) for x, y in batches[1:]]
-        return losses, [p.detach().numpy() for p in model.parameters()]
+        return train_cnn(model, nn.CrossEntropyLoss(), "cuda", (32, 1, 28, 28), captured)
 
     eager, captured = run(False), run(True)
     tol = 1e-5 if dtype == "float32" else 1e-12
