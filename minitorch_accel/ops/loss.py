@@ -111,7 +111,7 @@ class CrossEntropy(Function):
         loss *= valid
         if reduction == "mean":
             count = int(valid.sum())  # rows counted, the divisor (read back: not in a capture)
-            self.scale = 1 / count if count else np.nan
+            self.scale: float | None = 1 / count if count else np.nan
         else:
             self.scale = {"none": None, "sum": 1.0}[reduction]
         self.smoothing, self.ignore_index, self.check = smoothing, ignore_index, check
