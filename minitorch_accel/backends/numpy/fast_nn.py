@@ -84,6 +84,8 @@ def relu_forward(x: Array) -> Array:
 
 def relu_backward(y: Array, grad_y: Array) -> Array:
     """``grad_y * (y > 0)`` in chunks, each with its own small mask (kept in cache)."""
+    if grad_y.size < 2 * ELEMENT_GRAIN:  # one chunk: nothing to split
+        return grad_y * np.greater(y, 0)
     out_src, grad_src = _flat(y), _flat(grad_y)
     same_layout = physical_order(y) == physical_order(grad_y) and y.shape == grad_y.shape
     if out_src is None or grad_src is None or not same_layout or grad_y.dtype.kind != "f":
@@ -105,6 +107,8 @@ def _threaded_binary(ufunc: Any) -> Any:
 
     def fast(fn: Any, a: Any, b: Any) -> Any:
         if get_num_threads() == 1 or not isinstance(a, np.ndarray) or not isinstance(b, np.ndarray):
+            return fn.forward(a, b)
+        if a.size < 2 * ELEMENT_GRAIN:  # one chunk: the split would run it on this thread
             return fn.forward(a, b)
         if a.shape != b.shape or a.dtype != b.dtype or a.dtype.kind != "f":
             return fn.forward(a, b)
