@@ -22,6 +22,7 @@ so ``strict`` runs their reference code (checked against the CPU's).
 from __future__ import annotations
 
 import inspect
+import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -150,7 +151,7 @@ def test_relu_both_tiers_bit_equal(
     device: str, threads: None, channels_last: bool, dtype: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     rng = np.random.default_rng(2)
-    x = rng.standard_normal((4, 3, 40, 50)).astype(dtype)  # above the chunk grain
+    x = rng.standard_normal((4, 3, 120, 150)).astype(dtype)  # above a block and two chunks
     if channels_last:
         x = np.ascontiguousarray(x.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
     seed = rng.standard_normal(x.shape).astype(dtype)
@@ -182,6 +183,34 @@ def test_relu_both_tiers_bit_equal(
     # the blocked forward (and the threaded backward, where the gradient's layout
     # matches) ran on the CPU, and only with the fast paths on
     assert chunked[:1] == ([x.size] if device != "strict" else []) and set(chunked) <= {x.size}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_small_relu_and_binary_fast_forwards_give_the_reference_bits(dtype: Any) -> None:
+    """Below one block (ReLU) or two chunks (add, mul, ReLU backward) the CPU fast paths
+    skip their set-up: same bits as NumPy's reference, signed zeros, NaN and inf included.
+    """
+    special = np.array([-0.0, 0.0, np.nan, -np.inf, np.inf, -1.0, 2.5], dtype)
+    x = np.concatenate([special, np.random.default_rng(3).standard_normal(93).astype(dtype)])
+    x = x.reshape(4, 25)
+    for array in (x, np.asfortranarray(x)):
+        y = fast_nn.relu_forward(array)
+        reference = np.maximum(array, 0)
+        np.testing.assert_array_equal(y, reference)
+        assert (np.signbit(y) == np.signbit(reference)).all()
+        assert y.flags.c_contiguous == array.flags.c_contiguous  # layout kept
+    g = np.full_like(x, 3.0)
+    np.testing.assert_array_equal(fast_nn.relu_backward(x, g), g * (x > 0))
+    before = mta.get_num_threads()
+    mta.set_num_threads(2)  # the threaded forwards apply from two threads
+    try:
+        other = x[::-1].copy()
+        for name, ufunc in fast_nn.BINARY_UFUNCS.items():
+            function = types.SimpleNamespace(forward=ufunc)  # the reference forward
+            found = fast_nn._threaded_binary(ufunc)(function, x, other)
+            np.testing.assert_array_equal(found, ufunc(x, other), err_msg=name)
+    finally:
+        mta.set_num_threads(before)
 
 
 def test_relu_second_derivative(device: str) -> None:

@@ -68,13 +68,17 @@ def relu_forward(x: Array) -> Array:
     >>> relu_forward(np.array([-1.5, 0.0, 2.0])).tolist()
     [0.0, 0.0, 2.0]
     """
-    src = _flat(x) if x.dtype.kind == "f" else None
-    if src is None:
+    if x.dtype.kind != "f":
         return np.maximum(x, 0)
     zeros = _ZEROS.get(x.dtype)
     if zeros is None or zeros.size < RELU_BLOCK:
         zeros = _ZEROS[x.dtype] = np.zeros(RELU_BLOCK, x.dtype)
         zeros.flags.writeable = False
+    if x.size <= RELU_BLOCK and x.flags.c_contiguous:  # one block, C order: no set-up
+        return np.maximum(x, zeros[: x.size].reshape(x.shape))
+    src = _flat(x)
+    if src is None:
+        return np.maximum(x, 0)
     y, dst = _empty_like_layout(x)
     for_blocks(
         src.size, lambda s, e: np.maximum(src[s:e], zeros[: e - s], out=dst[s:e]), RELU_BLOCK
