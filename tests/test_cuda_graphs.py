@@ -185,15 +185,13 @@ def test_captured_adam_equals_eager_with_a_schedule() -> None:
 def test_captured_cnn_with_batch_norm_equals_eager() -> None:
     """Convolutions, batch norm (its running statistics updated in place by every replay),
     pooling, cross-entropy and momentum SGD, captured on the stand-in: the replays give
-    the eager steps' losses, parameters and running statistics. (The reference
-    cross-entropy's mean reads its row count back, which a capture refuses; CUDA's fused
-    one does not. A sum is captured on both.)
+    the eager steps' losses, parameters and running statistics.
     """
 
     def run(captured: bool) -> tuple[list[float], list[np.ndarray]]:
         mta.manual_seed(0)
         model = nn.models.SmallVGG(width=2).to(dtype="float64").to("strict")
-        loss_fn = nn.CrossEntropyLoss(reduction="sum")
+        loss_fn = nn.CrossEntropyLoss()
         return train_cnn(model, loss_fn, "strict", (4, 1, 8, 8), captured, warmup=1)
 
     eager, captured = run(False), run(True)

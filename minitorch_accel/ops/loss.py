@@ -109,11 +109,11 @@ class CrossEntropy(Function):
         if smoothing:
             loss -= (smoothing / x.shape[1]) * log_probs.sum(axis=1)
         loss *= valid
-        if reduction == "mean":
-            count = int(valid.sum())  # rows counted, the divisor (read back: not in a capture)
-            self.scale: float | None = 1 / count if count else np.nan
-        else:
-            self.scale = {"none": None, "sum": 1.0}[reduction]
+        self.scale: Any = {"none": None, "sum": 1.0}.get(reduction)
+        if reduction == "mean":  # 1 / rows counted (nan for none), kept on the device
+            count = valid.sum()
+            inverse = xp.where(count > 0, 1.0 / xp.maximum(count, 1), np.nan)
+            self.scale = inverse.astype(x.dtype)
         self.smoothing, self.ignore_index, self.check = smoothing, ignore_index, check
         return loss if self.scale is None else xp.asarray(loss.sum() * self.scale, loss.dtype)
 
