@@ -27,7 +27,7 @@ import numpy as np
 
 from ..fast_paths import register_fast
 from ..layout import Array, _has_layout, empty_with_layout, physical_order
-from .threads import for_blocks, get_num_threads, parallel_for
+from .threads import for_blocks, parallel_for, splits
 
 #: Fewest elements per chunk of an elementwise pass (256 KiB of float32).
 ELEMENT_GRAIN = 1 << 16
@@ -88,7 +88,7 @@ def relu_forward(x: Array) -> Array:
 
 def relu_backward(y: Array, grad_y: Array) -> Array:
     """``grad_y * (y > 0)`` in chunks, each with its own small mask (kept in cache)."""
-    if grad_y.size < 2 * ELEMENT_GRAIN:  # one chunk: nothing to split
+    if not splits(grad_y.size, ELEMENT_GRAIN):  # one chunk: no set-up
         return grad_y * np.greater(y, 0)
     out_src, grad_src = _flat(y), _flat(grad_y)
     same_layout = physical_order(y) == physical_order(grad_y) and y.shape == grad_y.shape
@@ -104,15 +104,16 @@ def relu_backward(y: Array, grad_y: Array) -> Array:
 
 
 def _threaded_binary(ufunc: Any) -> Any:
-    """A fast forward running ``ufunc(a, b)`` in chunks of elements when more than one
-    thread is in use and ``a`` and ``b`` are float arrays of one shape, dtype and memory
-    layout (no broadcasting); else the reference forward.
+    """A fast forward running ``ufunc(a, b)`` in chunks of elements when
+    :func:`~minitorch_accel.backends.numpy.threads.parallel_for` would split them and
+    ``a`` and ``b`` are float arrays of one shape, dtype and memory layout (no
+    broadcasting); else the reference forward.
     """
 
     def fast(fn: Any, a: Any, b: Any) -> Any:
-        if get_num_threads() == 1 or not isinstance(a, np.ndarray) or not isinstance(b, np.ndarray):
+        if not isinstance(a, np.ndarray) or not isinstance(b, np.ndarray):
             return fn.forward(a, b)
-        if a.size < 2 * ELEMENT_GRAIN:  # one chunk: the split would run it on this thread
+        if not splits(a.size, ELEMENT_GRAIN):  # one chunk: no set-up
             return fn.forward(a, b)
         if a.shape != b.shape or a.dtype != b.dtype or a.dtype.kind != "f":
             return fn.forward(a, b)
@@ -141,10 +142,10 @@ def relu(fn: Any, a: Array) -> Array:
 
 
 def relu_grad(fn: Any, grad: Array, y: Array) -> Array:
-    """Fast forward of ``ReluBackward``: threaded when several threads are in use."""
-    if get_num_threads() > 1 and grad.dtype == y.dtype:
-        return relu_backward(y, grad)
-    return fn.forward(grad, y)
+    """Fast forward of ``ReluBackward``: :func:`relu_backward`, threaded when the split
+    pays (same dtypes; else the reference).
+    """
+    return relu_backward(y, grad) if grad.dtype == y.dtype else fn.forward(grad, y)
 
 
 def _channel_sum(xp: Any, a: Array, b: Array = None) -> Array:

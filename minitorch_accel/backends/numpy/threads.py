@@ -270,13 +270,35 @@ def parallel_for(total: int, fn: Callable[[int, int], None], grain: int = 1) -> 
     >>> out.tolist()[:4]
     [0.0, 2.0, 4.0, 6.0]
     """
-    threads = get_num_threads()
-    chunks = min(threads * CHUNKS_PER_THREAD, total // max(1, grain))
-    if threads == 1 or chunks <= 1 or in_parallel_region():  # nested: serial
+    chunks = _chunk_count(total, grain)
+    if chunks <= 1:
         if total > 0:
             fn(0, total)
         return
-    _run_chunks(fn, chunk_bounds(total, chunks), threads)
+    _run_chunks(fn, chunk_bounds(total, chunks), get_num_threads())
+
+
+def _chunk_count(total: int, grain: int) -> int:
+    """How many chunks :func:`parallel_for` cuts ``total`` items into: 1 (run on the
+    calling thread) at one thread, inside a parallel region, or below two grains.
+    """
+    threads = get_num_threads()
+    if threads == 1 or in_parallel_region():  # nested: serial
+        return 1
+    return max(1, min(threads * CHUNKS_PER_THREAD, total // max(1, grain)))
+
+
+def splits(total: int, grain: int = 1) -> bool:
+    """Whether :func:`parallel_for` would share ``total`` items out over threads (else it
+    runs them on the calling thread): a fast path checks it before setting up a split.
+
+    Examples
+    --------
+    >>> from minitorch_accel.backends.numpy.threads import splits
+    >>> splits(10, grain=100)
+    False
+    """
+    return _chunk_count(total, grain) > 1
 
 
 def _run_chunks(
@@ -381,4 +403,5 @@ __all__ = [
     "parallel_for",
     "pool_workers",
     "set_num_threads",
+    "splits",
 ]
