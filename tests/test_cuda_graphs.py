@@ -85,6 +85,26 @@ def _batches(count: int, batch: int, dtype: str) -> list[tuple[np.ndarray, np.nd
     ]
 
 
+def training_step(model: nn.Module, opt: Any, loss_fn: Any) -> Any:
+    """The step ``step(x, y)``: zero the gradients, the loss of ``model(x)`` against
+    ``y``, backward, ``opt.step()``; it returns the loss, detached.
+    """
+
+    def step(x: Any, y: Any) -> Any:
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss.detach()
+
+    return step
+
+
+def squared_error(out: Any, y: Any) -> Any:
+    """The mean squared error, written out (the loss of the small-model tests)."""
+    return ((out - y) ** 2).mean()
+
+
 def train(
     device: str, kind: str, steps: int, captured: bool, dtype: str = "float64", warmup: int = 2
 ) -> tuple[list[float], list[np.ndarray]]:
@@ -98,12 +118,7 @@ def train(
         opt = optim.Adam(model.parameters(), lr=0.01)
     sched = optim.lr_scheduler.StepLR(opt, step_size=3, gamma=0.5)
 
-    def step(x: Any, y: Any) -> Any:
-        opt.zero_grad()
-        loss = ((model(x) - y) ** 2).mean()
-        loss.backward()
-        opt.step()
-        return loss.detach()
+    step = training_step(model, opt, squared_error)
 
     data = [
         (mta.tensor(x, device=device), mta.tensor(y, device=device))
@@ -139,12 +154,7 @@ def train_cnn(
     opt = optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     dtype = next(model.parameters()).dtype
 
-    def step(x: Any, y: Any) -> Any:
-        opt.zero_grad()
-        loss = loss_fn(model(x), y)
-        loss.backward()
-        opt.step()
-        return loss.detach()
+    step = training_step(model, opt, loss_fn)
 
     rng = np.random.default_rng(5)
     batches = [
@@ -389,12 +399,7 @@ def test_gpu_memory_does_not_grow_over_1000_replays() -> None:
     model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10)).to("cuda")
     opt = optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
 
-    def step(x: Any, y: Any) -> Any:
-        opt.zero_grad()
-        loss = ((model(x) - y) ** 2).mean()
-        loss.backward()
-        opt.step()
-        return loss.detach()
+    step = training_step(model, opt, squared_error)
 
     x, y = mta.randn(32, 64, device="cuda"), mta.randn(32, 10, device="cuda")
     run = capture_step(step, (x, y), optimizers=opt)
