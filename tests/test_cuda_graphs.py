@@ -100,6 +100,19 @@ def training_step(model: nn.Module, opt: Any, loss_fn: Any) -> Any:
     return step
 
 
+def warmed_up(step: Any, batch: Any, opt: Any, captured: bool, warmup: int) -> Any:
+    """``step`` captured after ``warmup`` eager steps on ``batch`` (``capture_step``), or
+    ``step`` itself after the same eager steps: the two runs a test compares.
+    """
+    if captured:
+        run = capture_step(step, batch, optimizers=opt, warmup=warmup)
+        assert run.captured
+        return run
+    for _ in range(warmup):
+        step(*batch)
+    return step
+
+
 def squared_error(out: Any, y: Any) -> Any:
     """The mean squared error, written out (the loss of the small-model tests)."""
     return ((out - y) ** 2).mean()
@@ -124,13 +137,7 @@ def train(
         (mta.tensor(x, device=device), mta.tensor(y, device=device))
         for x, y in _batches(steps + 1, 16, dtype)
     ]
-    if captured:
-        run = capture_step(step, data[0], optimizers=opt, warmup=warmup)
-        assert run.captured
-    else:
-        for _ in range(warmup):
-            step(*data[0])
-        run = step  # type: ignore[assignment]
+    run = warmed_up(step, data[0], opt, captured, warmup)
     losses = []
     for x, y in data[1:]:
         losses.append(run(x, y).item())
@@ -164,13 +171,7 @@ def train_cnn(
         )
         for _ in range(steps + 1)
     ]
-    fn: Any = step
-    if captured:
-        fn = capture_step(step, batches[0], optimizers=opt, warmup=warmup)
-        assert fn.captured
-    else:
-        for _ in range(warmup):
-            step(*batches[0])
+    fn = warmed_up(step, batches[0], opt, captured, warmup)
     losses = [float(fn(x, y).item()) for x, y in batches[1:]]
     return losses, [t.detach().numpy() for t in model.state_dict().values()]
 
