@@ -106,6 +106,46 @@ def test_split_gemm_declines_what_it_does_not_split(
     assert inner == [None, None]
 
 
+def test_small_products_go_through_dot_which_releases_the_gil(
+    rng: np.random.Generator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # numpy.matmul keeps the GIL for an output of at most 500 values, so the threads of
+    # a first convolution's weight gradient (9 x 32 per block of images) took turns
+    dots: list[tuple[int, ...]] = []
+    real_dot = np.dot
+
+    def dot_spy(a: Any, b: Any, out: Any = None) -> Any:
+        dots.append(out.shape)
+        return real_dot(a, b, out=out)
+
+    monkeypatch.setattr(ck.numpy, "dot", dot_spy)
+    cols = rng.standard_normal((10, 6000)).astype(np.float32)
+    grad = rng.standard_normal((3000, 32)).astype(np.float32)
+    a = cols[:9, 1000:4000]  # a strided block of rows, as the weight gradient reads it
+    want = (a.astype(np.float64) @ grad.astype(np.float64)).astype(np.float32)
+    out = np.empty((9, 32), np.float32)
+    assert ck.blas_into(a, grad, out) is out
+    np.testing.assert_allclose(out, want, rtol=1e-4, atol=1e-3)
+    assert dots == [(9, 32)]
+    # ck.gemm's one-call path takes the same route
+    np.testing.assert_allclose(
+        ck.gemm(np, a, grad, out=np.empty((9, 32), np.float32)), want, rtol=1e-4, atol=1e-3
+    )
+    assert dots == [(9, 32)] * 2
+    # what dot cannot write into, or need not, goes to matmul
+    transposed = np.empty((32, 9), np.float32).T  # F-ordered output
+    big = np.empty((300, 300), np.float32)
+    wide = rng.standard_normal((300, 40)).astype(np.float32)
+    assert ck.blas_into(a, grad, transposed) is transposed
+    np.testing.assert_allclose(transposed, want, rtol=1e-4, atol=1e-3)
+    ck.blas_into(wide, wide.T, big)
+    np.testing.assert_allclose(big, wide @ wide.T, rtol=1e-5, atol=1e-4)
+    mixed = np.empty((9, 32), np.float64)
+    ck.blas_into(a, grad, mixed)  # matmul casts; dot would refuse
+    np.testing.assert_allclose(mixed, want, rtol=1e-4, atol=1e-3)
+    assert dots == [(9, 32)] * 2
+
+
 def test_backend_gemm_of_float16_still_rounds_a_float32_product(rng: np.random.Generator) -> None:
     mta.set_num_threads(2)
     a = rng.standard_normal((256, 300)).astype(np.float16)

@@ -166,6 +166,20 @@ def test_for_blocks_hands_out_each_block_on_its_own() -> None:
         cpu_threads.for_blocks(10, fail, block=1)
 
 
+@pytest.mark.parametrize("total", [1, 2, 5, 10, 64, 100, 256])
+@pytest.mark.parametrize("block", [1, 3, 7, 10, 15, 64, 300])
+def test_block_bounds_come_in_fours_of_at_most_block_items(total: int, block: int) -> None:
+    bounds = cpu_threads.block_bounds(total, block)
+    assert bounds == cpu_threads.chunk_bounds(total, len(bounds))  # contiguous, in order
+    assert max(e - s for s, e in bounds) <= block
+    fewest = -(-total // block)
+    if fewest <= 2:
+        assert len(bounds) == fewest
+    else:  # 2 or 4 threads get as many blocks each
+        assert len(bounds) % cpu_threads.BLOCK_MULTIPLE == 0 or len(bounds) == total
+        assert len(bounds) < fewest + cpu_threads.BLOCK_MULTIPLE
+
+
 def test_set_num_threads_rejects_bad_values() -> None:
     for bad in (0, -1, 2.5, True, "2"):
         with pytest.raises(ValueError, match="positive int"):

@@ -52,6 +52,35 @@ from .layout import physical_order as physical_order
 FAST_GEMM: dict[int, Callable[..., Any]] = {}
 
 
+#: Output sizes up to which :func:`blas_into` calls ``numpy.dot``: ``numpy.matmul``
+#: keeps the GIL for outputs of at most 500 values (measured with NumPy 2.4).
+SMALL_PRODUCT = 1024
+
+
+def blas_into(a: Array, b: Array, out: Array) -> Array:
+    """``a @ b`` of 2-D NumPy arrays into ``out``, with the GIL released.
+
+    ``numpy.matmul`` keeps the GIL for a product whose output is small (at most 500
+    values, however long the sum: a first convolution's weight gradient is 9 x 32 over
+    every pixel of the batch), so threads that each run such a product take turns
+    instead of running at once. ``numpy.dot`` calls the same BLAS GEMM and releases
+    the GIL, but copies an operand that is not contiguous, so it runs only for small
+    outputs (:data:`SMALL_PRODUCT`) written into a C-contiguous ``out`` of the operands'
+    dtype; everything else goes to ``numpy.matmul``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> out = np.empty((2, 2), np.float32)
+    >>> blas_into(np.eye(2, dtype=np.float32), np.ones((2, 2), np.float32), out).tolist()
+    [[1.0, 1.0], [1.0, 1.0]]
+    """
+    small = out.size <= SMALL_PRODUCT and out.flags.c_contiguous
+    if small and a.ndim == b.ndim == 2 and a.dtype == b.dtype == out.dtype:
+        return numpy.dot(a, b, out=out)
+    return numpy.matmul(a, b, out=out)
+
+
 def gemm(xp: Any, a: Array, b: Array, out: Array | None = None) -> Array:
     """``a @ b`` (into ``out`` if given); float16 on the CPU accumulated in float32 (NumPy
     has no float16 BLAS), and through :data:`FAST_GEMM` where the array module has one.
@@ -67,7 +96,9 @@ def gemm(xp: Any, a: Array, b: Array, out: Array | None = None) -> Array:
         found = fast(a, b, out)
         if found is not None:
             return found
-    return xp.matmul(a, b) if out is None else xp.matmul(a, b, out=out)
+    if out is None:
+        return xp.matmul(a, b)
+    return blas_into(a, b, out) if xp is numpy else xp.matmul(a, b, out=out)
 
 
 @dataclass(frozen=True)

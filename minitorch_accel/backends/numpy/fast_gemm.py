@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from ..conv_kernels import blas_into
 from .threads import chunk_bounds, get_num_threads, in_parallel_region, parallel_for
 
 #: Fewest multiply-adds worth splitting: below it, handing blocks to the pool costs
@@ -84,7 +85,7 @@ def _split_output(a: Any, b: Any, out: Any, threads: int) -> None:
     (m, n) = out.shape
     if m >= n or n < 2 * MIN_BLOCK:
         grain = max(MIN_BLOCK, math.ceil(m / threads))
-        parallel_for(m, lambda s, e: np.matmul(a[s:e], b, out=out[s:e]), grain=grain)
+        parallel_for(m, lambda s, e: blas_into(a[s:e], b, out[s:e]), grain=grain)
     else:
         grain = max(MIN_BLOCK, math.ceil(n / threads))
         parallel_for(n, lambda s, e: np.matmul(a, b[:, s:e], out=out[:, s:e]), grain=grain)
@@ -100,7 +101,7 @@ def _split_sum(a: Any, b: Any, out: Any, threads: int) -> None:
     def chunk(first: int, last: int) -> None:
         for i in range(first, last):
             s, e = bounds[i]
-            np.matmul(a[:, s:e], b[s:e], out=parts[i])
+            blas_into(a[:, s:e], b[s:e], parts[i])
 
     parallel_for(len(bounds), chunk)
     np.sum(parts, axis=0, out=out)

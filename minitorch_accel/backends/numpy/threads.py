@@ -328,16 +328,30 @@ def _run_chunks(
         raise job.error
 
 
+#: More than two blocks come in a multiple of this many, so that 2 or 4 threads each
+#: get as many: 5 blocks on 2 threads leave one idle for a fifth of the time (measured:
+#: the input gradient of LeNet's second convolution, batch 64, 2 threads, 2.4 ms in 8
+#: blocks against 3.0 ms in 5).
+BLOCK_MULTIPLE = 4
+
+
 def block_bounds(total: int, block: int) -> list[tuple[int, int]]:
-    """The ``(start, stop)`` of the blocks :func:`for_blocks` calls ``fn`` on: they
-    depend on ``total`` and ``block`` only, never on the thread count.
+    """The ``(start, stop)`` of the blocks :func:`for_blocks` calls ``fn`` on: at most
+    ``block`` items each, more than two of them rounded up to a multiple of
+    :data:`BLOCK_MULTIPLE`. They depend on ``total`` and ``block`` only, never on the
+    thread count.
 
     Examples
     --------
+    >>> block_bounds(10, 5)
+    [(0, 5), (5, 10)]
     >>> block_bounds(10, 4)
-    [(0, 3), (3, 6), (6, 10)]
+    [(0, 2), (2, 5), (5, 7), (7, 10)]
     """
-    return chunk_bounds(total, max(1, -(-total // max(1, block))))
+    count = max(1, -(-total // max(1, block)))
+    if count > 2:
+        count = min(total, -(-count // BLOCK_MULTIPLE) * BLOCK_MULTIPLE)
+    return chunk_bounds(total, count)
 
 
 def for_blocks(total: int, fn: Callable[[int, int], None], block: int) -> None:
@@ -352,7 +366,7 @@ def for_blocks(total: int, fn: Callable[[int, int], None], block: int) -> None:
     >>> seen = []
     >>> for_blocks(10, lambda s, e: seen.append((s, e)), block=4)
     >>> sorted(seen)
-    [(0, 3), (3, 6), (6, 10)]
+    [(0, 2), (2, 5), (5, 7), (7, 10)]
     """
     blocks = block_bounds(total, block)
     threads = get_num_threads()
