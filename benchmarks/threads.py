@@ -11,7 +11,10 @@ over time at n threads).
 ``--fashion`` also times 3 epochs of Fashion-MNIST end to end (loading, training with
 each framework's own DataLoader, evaluation) at batch 64 and ``--fashion-threads``
 threads, for both, from the same initial weights and with the images in the same order,
-and prints the wall times, their ratio and the test accuracies. It
+and prints the wall times, their ratio and the test accuracies; ``--fashion-seeds K``
+repeats it from K different starts (weights and orders) and compares the mean
+accuracies, since one run's accuracy moves by a few tenths of a point with the rounding
+of its sums. It
 needs the dataset on disk (``apt-get install dataset-fashion-mnist``, or a copy under
 ``$MINITORCH_ACCEL_DATA/fashion-mnist``); without it, it says so and skips.
 
@@ -94,13 +97,14 @@ def step_child(framework: str, threads: int, batch: int, steps: int) -> dict[str
     return {"ms": ms, "faults": faults / steps}
 
 
-def epoch_order(epoch: int, size: int) -> list[int]:
-    """The order of the training images in ``epoch``: the same for both frameworks."""
-    return np.random.default_rng(epoch).permutation(size).tolist()
+def epoch_order(epoch: int, size: int, seed: int = 0) -> list[int]:
+    """The order of the training images in ``epoch`` of the run ``seed``: the same for
+    both frameworks."""
+    return np.random.default_rng((seed, epoch)).permutation(size).tolist()
 
 
 def fashion_child(
-    framework: str, threads: int, epochs: int, batch: int, init: str
+    framework: str, threads: int, epochs: int, batch: int, init: str, seed: int = 0
 ) -> dict[str, float]:
     """Runs in a child process: Fashion-MNIST end to end; wall seconds and accuracy.
 
@@ -116,12 +120,12 @@ def fashion_child(
     with np.load(init) as saved:
         weights = [saved[f"arr_{i}"] for i in range(len(saved.files))]
     run = _fashion_torch if framework == "torch" else _fashion_ours
-    accuracy = run(train, test, weights, threads, epochs, batch)
+    accuracy = run(train, test, weights, threads, epochs, batch, seed)
     return {"seconds": time.perf_counter() - start, "accuracy": accuracy}
 
 
 def _fashion_ours(
-    train: Any, test: Any, weights: list[Any], threads: int, epochs: int, batch: int
+    train: Any, test: Any, weights: list[Any], threads: int, epochs: int, batch: int, seed: int
 ) -> float:
     import minitorch_accel as mta
     from minitorch_accel import nn, optim
@@ -138,7 +142,7 @@ def _fashion_ours(
     dataset = TensorDataset(*train)
     for epoch in range(epochs):
         model.train()
-        order = epoch_order(epoch, len(dataset))
+        order = epoch_order(epoch, len(dataset), seed)
         for x, y in DataLoader(dataset, batch_size=batch, sampler=order):
             opt.zero_grad()
             loss_fn(model(x), y).backward()
@@ -152,7 +156,7 @@ def _fashion_ours(
 
 
 def _fashion_torch(
-    train: Any, test: Any, weights: list[Any], threads: int, epochs: int, batch: int
+    train: Any, test: Any, weights: list[Any], threads: int, epochs: int, batch: int, seed: int
 ) -> float:
     import torch
     from lenet_step import torch_parts
@@ -166,7 +170,7 @@ def _fashion_torch(
     dataset = torch.utils.data.TensorDataset(*[torch.from_numpy(a) for a in train])
     for epoch in range(epochs):
         model.train()
-        order = epoch_order(epoch, len(dataset))
+        order = epoch_order(epoch, len(dataset), seed)
         for x, y in torch.utils.data.DataLoader(dataset, batch_size=batch, sampler=order):
             opt.zero_grad()
             loss_fn(model(x), y).backward()
@@ -181,14 +185,14 @@ def _fashion_torch(
     return correct / len(test[1])
 
 
-def lenet_init(path: Path) -> None:
-    """Write LeNet's initial parameters (seed 0, this framework's initialization) to
+def lenet_init(path: Path, seed: int = 0) -> None:
+    """Write LeNet's initial parameters (``seed``, this framework's initialization) to
     ``path``, for both frameworks of the Fashion-MNIST run.
     """
     import minitorch_accel as mta
     from minitorch_accel.nn.models import LeNet
 
-    mta.manual_seed(0)
+    mta.manual_seed(seed)
     np.savez(path, *[p.detach().numpy() for p in LeNet().parameters()])
 
 
@@ -283,8 +287,10 @@ def plot_curves(
     print(f"(speed-up curves written to {path})")
 
 
-def run_fashion(threads: int, frameworks: list[str], epochs: int) -> None:
-    """Time Fashion-MNIST end to end for each framework, or say why not."""
+def run_fashion(threads: int, frameworks: list[str], epochs: int, seeds: int = 1) -> None:
+    """Time Fashion-MNIST end to end for each framework, from ``seeds`` different initial
+    weights and image orders, or say why not.
+    """
     from minitorch_accel.datasets import FashionMNIST
     from minitorch_accel.datasets.mnist import find_files, search_dirs
 
@@ -297,22 +303,36 @@ def run_fashion(threads: int, frameworks: list[str], epochs: int) -> None:
         )
         return
     print(
-        f"\nFashion-MNIST, {epochs} epochs at batch 64, {threads} threads, end to end "
-        "(the same initial weights and order of images for both):"
+        f"\nFashion-MNIST, {epochs} epochs at batch 64, {threads} threads, end to end\n"
+        "(each seed: the same initial weights and order of images for both):"
     )
-    found = {}
+    found: dict[str, list[dict[str, float]]] = {fw: [] for fw in frameworks}
     with tempfile.TemporaryDirectory() as tmp:
-        init = Path(tmp) / "lenet_init.npz"
-        lenet_init(init)
-        for fw in frameworks:
-            result = in_child(threads, "fashion", fw, str(epochs), "64", str(init))
-            if result is not None:
-                found[fw] = result
-                print(f"  {fw:<6} {result['seconds']:7.1f} s   accuracy {result['accuracy']:.2%}")
-    if len(found) == 2:
-        ratio = found["ours"]["seconds"] / found["torch"]["seconds"]
-        gap = 100 * (found["ours"]["accuracy"] - found["torch"]["accuracy"])
-        print(f"  ratio ours/torch {ratio:.2f}; accuracy difference {gap:+.1f} pt")
+        for seed in range(seeds):
+            init = Path(tmp) / f"lenet_init_{seed}.npz"
+            lenet_init(init, seed)
+            row = {}
+            for fw in frameworks if seed % 2 == 0 else frameworks[::-1]:
+                args = (str(epochs), "64", str(init), str(seed))
+                result = in_child(threads, "fashion", fw, *args)
+                if result is not None:
+                    found[fw].append(result)
+                    row[fw] = f"{fw} {result['seconds']:5.1f} s {result['accuracy']:.2%}"
+            print(f"  seed {seed}: " + "   ".join(row[fw] for fw in frameworks if fw in row))
+    if len(found) == 2 and all(len(runs) == seeds for runs in found.values()):
+        seconds = {fw: float(np.median([r["seconds"] for r in runs])) for fw, runs in found.items()}
+        accuracy = {fw: np.array([100 * r["accuracy"] for r in runs]) for fw, runs in found.items()}
+        for fw in FRAMEWORKS:
+            spread = f" +- {accuracy[fw].std(ddof=1):.2f}" if seeds > 1 else ""
+            print(
+                f"  {fw:<6} {seconds[fw]:7.1f} s (median)   accuracy "
+                f"{accuracy[fw].mean():.2f}%{spread} (mean of {seeds})"
+            )
+        gap = accuracy["ours"].mean() - accuracy["torch"].mean()
+        print(
+            f"  ratio ours/torch {seconds['ours'] / seconds['torch']:.2f}; "
+            f"accuracy difference {gap:+.2f} pt"
+        )
 
 
 def main() -> None:
@@ -331,6 +351,9 @@ def main() -> None:
     parser.add_argument("--fashion", action="store_true", help="also Fashion-MNIST end to end")
     parser.add_argument("--fashion-threads", type=int, default=cores)
     parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument(
+        "--fashion-seeds", type=int, default=1, help="Fashion-MNIST runs from different starts"
+    )
     parser.add_argument("--child", nargs="+", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--child-threads", type=int, default=1, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -339,7 +362,8 @@ def main() -> None:
         if kind == "step":
             result = step_child(fw, args.child_threads, int(rest[0]), int(rest[1]))
         else:
-            result = fashion_child(fw, args.child_threads, int(rest[0]), int(rest[1]), rest[2])
+            epochs, batch, init, seed = rest
+            result = fashion_child(fw, args.child_threads, int(epochs), int(batch), init, int(seed))
         print(json.dumps(result))
         return
     try:
@@ -354,7 +378,7 @@ def main() -> None:
     threads = [int(n) for n in args.threads.split(",")]
     batches = [int(b) for b in args.batches.split(",")]
     print(
-        f"LeNet training step (forward, loss, backward, SGD), {cores} cores available; "
+        f"LeNet training step (forward, loss, backward, SGD), {cores} cores available;\n"
         f"median of {args.rounds} processes x {args.steps} steps each\n"
     )
     found, faults = measure_steps(threads, batches, frameworks, args.steps, args.rounds)
@@ -366,7 +390,8 @@ def main() -> None:
     if args.plot:
         plot_curves(found, threads, batches, args.plot)
     if args.fashion:
-        run_fashion(args.fashion_threads, [f for f in frameworks if f != HEAP_OFF], args.epochs)
+        fashion_frameworks = [f for f in frameworks if f != HEAP_OFF]
+        run_fashion(args.fashion_threads, fashion_frameworks, args.epochs, args.fashion_seeds)
 
 
 if __name__ == "__main__":
