@@ -122,9 +122,11 @@ class Lab:
 
 
 def largest_batch(lab: Lab, how: str, start: int, stop: int) -> int:
-    """The largest batch that fits (to within 1/16), from ``start`` (which must fit)
-    up to ``stop``: double until it fails, then bisect."""
+    """The largest batch that fits (to within 1/16), from ``start`` up to ``stop``:
+    double until it fails, then bisect (below ``start`` if that does not fit)."""
     fits, fails = start, start * 2
+    if not lab.try_batch(start, how)["fits"]:
+        fits, fails = 0, start
     while fails <= stop and lab.try_batch(fails, how)["fits"]:
         fits, fails = fails, fails * 2
     if fails > stop:
@@ -149,7 +151,9 @@ def grow(lab: Lab, max_batch: int) -> list[dict[str, Any]]:
     print(f"{'batch':>6} {'predicted':>10} {'measured':>10}  fits")
     rows = []
     for size in batch_sizes(max_batch):
-        predicted = memory_estimate(lab.model, (size, 1, 28, 28), lab.optimizer).total
+        predicted = memory_estimate(
+            lab.model, (size, 1, 28, 28), lab.optimizer, device=lab.device
+        ).total
         row = lab.try_batch(size)
         row["predicted"] = predicted
         rows.append(row)
@@ -163,15 +167,17 @@ def grow(lab: Lab, max_batch: int) -> list[dict[str, Any]]:
 
 def remedies(lab: Lab, plain_best: int, max_batch: int) -> list[dict[str, Any]]:
     """The largest batch of each remedy, and its step time at the plain largest batch
-    relative to the plain step (medians of 5 steps, measured one after the other)."""
-    times = {how: lab.try_batch(plain_best, how, repeat=5)["ms"] for how in REMEDIES}
+    relative to the plain step (medians of 5 steps, measured one after the other; "-"
+    for a remedy that needs more memory than the plain step there)."""
+    tried = {how: lab.try_batch(plain_best, how, repeat=5) for how in REMEDIES}
     print(f"{'remedy':<15} {'largest batch':>13} {'step time':>10}  (at batch {plain_best})")
     found = []
     for how in REMEDIES:
         best = largest_batch(lab, how, plain_best, max_batch)
-        ratio = times[how] / times["plain"]
+        ratio = tried[how]["ms"] / tried["plain"]["ms"] if tried[how]["fits"] else None
         found.append({"remedy": how, "largest_batch": best, "time_ratio": ratio})
-        print(f"{how:<15} {best:>13} {ratio:>9.2f}x")
+        shown = f"{ratio:>9.2f}x" if ratio is not None else f"{'-':>10}"
+        print(f"{how:<15} {best:>13} {shown}")
     return found
 
 

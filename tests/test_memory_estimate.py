@@ -53,7 +53,7 @@ def _measured_peak(name: str, batch: int, adam: bool) -> tuple[int, int]:
             nn.CrossEntropyLoss()(model(x), y).backward()
             opt.step()
         peak = memory.max_memory_allocated(device)
-        predicted = memory_estimate(model, shape, opt).total
+        predicted = memory_estimate(model, shape, opt, device=device).total
     return peak, predicted
 
 
@@ -78,6 +78,16 @@ def test_the_byte_arithmetic() -> None:
     double = memory_estimate(model, (8, 10), None, dtype=np.float64)
     single = memory_estimate(model, (4, 10), None, dtype=np.float64)
     assert double.activations - 8 == 2 * (single.activations - 8)  # linear in the batch
+
+
+def test_a_gpu_convolution_keeps_its_im2col_matrix_and_the_cpu_one_does_not() -> None:
+    model = nn.Sequential(nn.Conv2d(3, 8, 3, bias=False), nn.ReLU())
+    cpu = memory_estimate(model, (4, 3, 10, 10))
+    gpu = memory_estimate(model, (4, 3, 10, 10), device="cuda")
+    cols = (4 * 8 * 8) * (3 * 9) * 4  # rows (N*OH*OW) x K (C*KH*KW), float32
+    assert cpu.layers[0].saved == 0 and gpu.layers[0].saved == cols
+    assert gpu.activations - cpu.activations == cols
+    assert cpu.layers[0].workspace == gpu.layers[0].workspace == cols
 
 
 def test_unknown_layers_are_named() -> None:

@@ -53,7 +53,7 @@ def estimate_table(batches: tuple[int, ...] = (16, 64, 256, 1024)) -> str:
                     nn.CrossEntropyLoss()(model(x), y).backward()
                     opt.step()
                 peak = memory.max_memory_allocated(device)
-                predicted = memory_estimate(model, shape, opt).total
+                predicted = memory_estimate(model, shape, opt, device=device).total
             lines.append(
                 f"{name:<18} {batch:>5} {predicted / 2**20:>13.2f} {peak / 2**20:>12.2f} "
                 f"{predicted / peak:>6.3f}"

@@ -152,6 +152,11 @@ class Backend:
     #: Whether work is queued and runs later (a GPU): the host must
     #: :meth:`synchronize` before it reads a clock to time that work.
     is_asynchronous: bool = False
+    #: Whether the fast convolution keeps its im2col matrix for the weight gradient
+    #: (a GPU's); the CPU's makes each block's rows again from the input, which costs
+    #: less than reading the matrix back from main memory. Counted by
+    #: :func:`~minitorch_accel.utils.memory_estimate`.
+    keeps_conv_cols: bool = True
 
     def device_count(self) -> int:
         """How many devices of this type exist."""

@@ -112,6 +112,30 @@ def empty_with_layout(xp: Any, shape: tuple[int, ...], dtype: Any, order: tuple[
     return buffer.transpose(inverse)
 
 
+def with_layout(xp: Any, a: Array, order: tuple[int, ...]) -> Array:
+    """``a`` itself if stored with axes ``order``, else a copy that is.
+
+    An elementwise pass over two arrays of different layouts walks one of them against
+    its memory order, in short runs: a ReLU gradient of LeNet's flattened activations
+    (NCHW gradient, channels-last output) took 11x as long as the copy and a pass over
+    one layout together.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = np.zeros((1, 3, 2, 2), np.float32)
+    >>> physical_order(with_layout(np, a, (0, 2, 3, 1)))
+    (0, 2, 3, 1)
+    >>> with_layout(np, a, (0, 1, 2, 3)) is a
+    True
+    """
+    if physical_order(a) == order:
+        return a
+    out = empty_with_layout(xp, a.shape, a.dtype, order)
+    out[...] = a
+    return out
+
+
 def padded(
     xp: Any, x: Array, padding: tuple[int, int], fill: float, order: tuple[int, ...] | None = None
 ) -> Array:

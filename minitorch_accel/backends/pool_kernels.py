@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from .image_geometry import IntPair, PoolGeometry, pool_geometry, window
-from .layout import Array, empty_with_layout, padded, physical_order
+from .layout import Array, empty_with_layout, padded, physical_order, with_layout
 
 
 def _offsets(geo: PoolGeometry) -> list[tuple[int, int]]:
@@ -130,7 +130,7 @@ def max_pool2d_backward(
             f"{tuple(y.shape)} must both have shape {geo.y_shape}"
         )
     order = physical_order(x)
-    grad_y = _with_layout(xp, grad_y, order)
+    grad_y = with_layout(xp, grad_y, order)
     source = padded(xp, x, geo.padding, float("-inf"))
     canvas = _grad_canvas(xp, geo, grad_y.dtype, order, out)
     offsets = _offsets(geo)
@@ -182,17 +182,6 @@ def max_pool2d_pick(
         hit = (window(source, i, j, geo.stride, geo.out_hw) == y) & ~found
         out += window(values, i, j, geo.stride, geo.out_hw) * hit
         found |= hit
-    return out
-
-
-def _with_layout(xp: Any, a: Array, order: tuple[int, ...]) -> Array:
-    """``a`` itself if stored with axes ``order``, else a copy that is: mixed layouts make
-    every elementwise pass walk one operand against its memory order.
-    """
-    if physical_order(a) == order:
-        return a
-    out = empty_with_layout(xp, a.shape, a.dtype, order)
-    out[...] = a
     return out
 
 

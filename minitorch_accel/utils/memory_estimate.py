@@ -6,9 +6,11 @@ The arithmetic of the tutorial "How big a model fits", as a function:
   state** ``0`` (plain SGD), ``P`` (momentum) or ``2P`` (Adam's two moving averages):
   Adam training holds three copies of the weights beside them;
 * **activations**: every layer's output is kept until backward reaches the layer, plus
-  what the layer saves beside it (a convolution's im2col matrix, ``K = C*kh*kw`` times
-  its input per output pixel; batch norm's normalized input; dropout's mask) -- all
-  proportional to the batch, summed over the depth;
+  what the layer saves beside it (on a GPU, a convolution's im2col matrix, ``K =
+  C*kh*kw`` times its input per output pixel; batch norm's normalized input; dropout's
+  mask) -- all proportional to the batch, summed over the depth. The CPU's convolution
+  keeps only its input, already counted as the previous layer's output, and makes each
+  cache block's im2col rows again in backward;
 * during **backward** at layer ``i``: the activations of layers ``0..i`` are still held,
   with the gradient of the layer's output and of its input, and the weight gradients
   of layers ``i..L``; the step's peak is the largest of these and the end of forward.
@@ -36,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from .. import nn
+from ..backends import Backend, Device, DeviceLike
 from ..backends.image_geometry import conv_geometry
 from ..backends.oom import format_bytes
 
@@ -118,8 +121,12 @@ def _pair(v: Any) -> tuple[int, int]:
     return (int(v), int(v)) if isinstance(v, int) else (int(v[0]), int(v[1]))
 
 
-def _layer(name: str, m: Any, shape: tuple[int, ...], itemsize: int) -> LayerMemory:
-    """The memory of layer ``m`` on an input of ``shape``."""
+def _layer(
+    name: str, m: Any, shape: tuple[int, ...], itemsize: int, keeps_cols: bool
+) -> LayerMemory:
+    """The memory of layer ``m`` on an input of ``shape`` (``keeps_cols``: a convolution
+    keeps its im2col matrix for backward).
+    """
     size = prod(shape) * itemsize
     out: tuple[int, ...]
     params = sum(p.numel() for p in m.parameters(recurse=False)) * itemsize
@@ -129,7 +136,8 @@ def _layer(name: str, m: Any, shape: tuple[int, ...], itemsize: int) -> LayerMem
         ones_row = m.bias is not None and not geo.channels_last
         cols = geo.rows * (k + ones_row) * itemsize
         y_shape = geo.y_shape
-        return LayerMemory(name, y_shape, prod(y_shape) * itemsize, cols, params, cols)
+        saved = cols if keeps_cols else 0
+        return LayerMemory(name, y_shape, prod(y_shape) * itemsize, saved, params, cols)
     if isinstance(m, nn.Linear):
         out = (*shape[:-1], m.out_features)
         return LayerMemory(name, out, prod(out) * itemsize, 0, params)
@@ -161,6 +169,18 @@ def _layer(name: str, m: Any, shape: tuple[int, ...], itemsize: int) -> LayerMem
     )
 
 
+def _keeps_conv_cols(device: Device) -> bool:
+    """Whether a convolution on ``device`` keeps its im2col matrix for backward. Where
+    the device's library is not installed (planning a GPU run on a laptop), the
+    default of a backend: kept.
+    """
+    try:
+        backend = device.backend
+    except RuntimeError:  # e.g. CuPy missing: the backend cannot be built here
+        return Backend.keeps_conv_cols
+    return backend.keeps_conv_cols
+
+
 def _state_copies(optimizer: Any) -> int:
     """How many parameter-sized buffers the optimizer keeps per parameter."""
     if optimizer is None:
@@ -180,6 +200,7 @@ def memory_estimate(
     optimizer: Any = None,
     dtype: Any = np.float32,
     num_classes: int | None = None,
+    device: DeviceLike = "cpu",
 ) -> MemoryEstimate:
     """Predict the peak memory of one training step (forward, cross-entropy, backward,
     optimizer step) of ``model`` on a batch of ``input_shape``, in bytes.
@@ -197,6 +218,11 @@ def memory_estimate(
         Of the parameters and activations.
     num_classes : int, optional
         Outputs per sample, for the loss; default: the last layer's output size.
+    device : str or Device, default "cpu"
+        Where the step runs. On a GPU a convolution keeps its im2col matrix for the
+        weight gradient; the CPU's keeps only its input and makes each cache block's
+        rows again there (reading a matrix 9 times the size of the input back from
+        main memory costs more than copying it again).
 
     Returns
     -------
@@ -216,11 +242,12 @@ def memory_estimate(
     True
     """
     itemsize = np.dtype(dtype).itemsize
+    keeps_cols = _keeps_conv_cols(Device(device))
     shape = tuple(int(s) for s in input_shape)
     batch = shape[0]
     layers: list[LayerMemory] = []
     for name, m in _leaf_layers(model):
-        layers.append(_layer(name, m, shape, itemsize))
+        layers.append(_layer(name, m, shape, itemsize, keeps_cols))
         shape = layers[-1].output_shape
     classes = num_classes if num_classes is not None else int(prod(shape[1:]))
     loss_saved = batch * classes * itemsize  # cross-entropy keeps the log-probabilities

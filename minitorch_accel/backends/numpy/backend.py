@@ -24,6 +24,7 @@ class NumpyBackend(Backend):
     name = "cpu"
     xp = np
     shares_host_memory = True
+    keeps_conv_cols = False  # see fast_conv.BlockCols
     dlpack_device_types: tuple[int, ...] = (1, 3)  # kDLCPU, kDLCUDAHost (pinned host memory)
 
     def __init__(self) -> None:

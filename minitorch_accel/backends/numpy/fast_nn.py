@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..fast_paths import register_fast
-from ..layout import Array, _has_layout, empty_with_layout, physical_order
+from ..layout import Array, _has_layout, empty_with_layout, physical_order, with_layout
 from .threads import for_blocks, parallel_for, splits
 
 #: Fewest elements per chunk of an elementwise pass (256 KiB of float32).
@@ -87,7 +87,14 @@ def relu_forward(x: Array) -> Array:
 
 
 def relu_backward(y: Array, grad_y: Array) -> Array:
-    """``grad_y * (y > 0)`` in chunks, each with its own small mask (kept in cache)."""
+    """``grad_y * (y > 0)`` in chunks, each with its own small mask (kept in cache).
+
+    ``grad_y`` is first copied into the memory layout of ``y`` where the two differ
+    (the gradient of a flattened channels-last activation arrives in NCHW order): see
+    :func:`~minitorch_accel.backends.layout.with_layout`. The values are the same.
+    """
+    if y.shape == grad_y.shape and grad_y.dtype.kind == "f":
+        grad_y = with_layout(np, grad_y, physical_order(y))
     if not splits(grad_y.size, ELEMENT_GRAIN):  # one chunk: no set-up
         return grad_y * np.greater(y, 0)
     out_src, grad_src = _flat(y), _flat(grad_y)
