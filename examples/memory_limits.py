@@ -121,12 +121,11 @@ class Lab:
         dev.backend.synchronize(dev)
 
 
-def largest_batch(lab: Lab, how: str, start: int, stop: int) -> int:
-    """The largest batch that fits (to within 1/16), from ``start`` up to ``stop``:
-    double until it fails, then bisect (below ``start`` if that does not fit)."""
-    fits, fails = start, start * 2
-    if not lab.try_batch(start, how)["fits"]:
-        fits, fails = 0, start
+def largest_batch(lab: Lab, how: str, start: int, start_fits: bool, stop: int) -> int:
+    """The largest batch that fits (to within 1/16), from ``start`` (already tried:
+    ``start_fits``) up to ``stop``: double until it fails, then bisect (below ``start``
+    if that does not fit)."""
+    fits, fails = (start, start * 2) if start_fits else (0, start)
     while fails <= stop and lab.try_batch(fails, how)["fits"]:
         fits, fails = fails, fails * 2
     if fails > stop:
@@ -173,7 +172,7 @@ def remedies(lab: Lab, plain_best: int, max_batch: int) -> list[dict[str, Any]]:
     print(f"{'remedy':<15} {'largest batch':>13} {'step time':>10}  (at batch {plain_best})")
     found = []
     for how in REMEDIES:
-        best = largest_batch(lab, how, plain_best, max_batch)
+        best = largest_batch(lab, how, plain_best, tried[how]["fits"], max_batch)
         ratio = tried[how]["ms"] / tried["plain"]["ms"] if tried[how]["fits"] else None
         found.append({"remedy": how, "largest_batch": best, "time_ratio": ratio})
         shown = f"{ratio:>9.2f}x" if ratio is not None else f"{'-':>10}"

@@ -147,7 +147,7 @@ def threaded_conv2d_forward(
     padding: IntPair = 0,
     dilation: IntPair = 1,
     groups: int = 1,
-) -> tuple[Array, ck.Cols | BlockCols]:
+) -> tuple[Array, BlockCols]:
     """:func:`~minitorch_accel.backends.conv_kernels.conv2d_forward` over blocks of
     images small enough to stay in the core's cache, shared out over the threads: each
     block's cols rows are made in a buffer that is still in cache for its GEMM.
@@ -156,20 +156,19 @@ def threaded_conv2d_forward(
     -------
     y : array
         An NCHW view of a channels-last buffer.
-    cols : BlockCols or Cols
-        For :func:`threaded_conv2d_grad_weight` (a whole :class:`Cols` matrix where the
-        one-thread kernel ran: one image, or mixed dtypes).
+    cols : BlockCols
+        For :func:`threaded_conv2d_grad_weight`.
     """
     geo = conv_geometry(x.shape, w.shape, stride, padding, dilation, groups)
+    bias_in_gemm = b is not None and not geo.channels_last
+    source = BlockCols(x, geo, bias_in_gemm)
     bad_bias = b is not None and (b.dtype != x.dtype or tuple(b.shape) != (w.shape[0],))
     if x.dtype != w.dtype or bad_bias or x.shape[0] < 2:  # the one-thread kernel raises or runs
-        return ck.conv2d_forward(np, x, w, b, stride, padding, dilation, groups)
+        return ck.conv2d_forward(np, x, w, b, stride, padding, dilation, groups)[0], source
     o, og, (oh, ow) = w.shape[0], w.shape[0] // groups, geo.out_hw
     w_mat = ck.weight_matrix(np, w, groups)
-    bias_in_gemm = b is not None and not geo.channels_last
     if b is not None and bias_in_gemm:
         w_mat = np.concatenate([w_mat, b.reshape(groups, og, 1)], axis=2)
-    source = BlockCols(x, geo, bias_in_gemm)
     y_rows = buffer_cache.empty(np, (geo.rows, o), x.dtype)
 
     def chunk(s: int, e: int) -> None:
@@ -185,10 +184,9 @@ def threaded_conv2d_forward(
     return y_rows.reshape(x.shape[0], oh, ow, o).transpose(0, 3, 1, 2), source
 
 
-def threaded_conv2d_grad_weight(grad_y: Array, cols: ck.Cols | BlockCols) -> Array:
+def threaded_conv2d_grad_weight(grad_y: Array, cols: BlockCols) -> Array:
     """:func:`~minitorch_accel.backends.conv_kernels.conv2d_grad_weight` over the same
-    cache blocks of images as the forward, their cols made again from ``cols``
-    (:class:`BlockCols`) or read from the forward's matrix (:class:`Cols`): each block's
+    cache blocks of images as the forward, their cols made again from ``cols``: each block's
     product goes to its own slot and the slots are summed in block order, so the result
     does not depend on the thread count or on which thread took which block.
     """
@@ -204,12 +202,9 @@ def threaded_conv2d_grad_weight(grad_y: Array, cols: ck.Cols | BlockCols) -> Arr
 
     def chunk(s: int, e: int) -> None:
         rows = slice(s * oh * ow, e * oh * ow)
-        if isinstance(cols, BlockCols):
-            part, rows_here = cols.block(s, e), slice(None)
-        else:
-            part, rows_here = cols.matrix, rows
+        part = cols.block(s, e)
         for gi in range(geo.groups):
-            a = part[gi, rows_here] if geo.channels_last else part[gi, :k, rows_here].T
+            a = part[gi] if geo.channels_last else part[gi, :k].T
             ck.gemm(np, a.T, gy[rows, gi * og : (gi + 1) * og], out=slots[first[s], gi])
 
     for_blocks(n, chunk, block)
@@ -287,19 +282,17 @@ def conv2d_grad_weight(
     fn: Any, grad_y: Array, x: Array, *, w_shape: tuple[int, ...], cols: Any = None, **conv: Any
 ) -> Array:
     """Fast forward of :class:`~minitorch_accel.ops.conv.Conv2dGradWeight`: block by
-    block, over the forward's blocks, when the fast forward kept its cols (a
-    :class:`BlockCols` to make them again, or a whole matrix).
+    block, over the forward's blocks, when the fast forward kept what makes its cols again
+    (a :class:`BlockCols`).
     """
     fn.conv = conv
     if (
-        isinstance(cols, (ck.Cols, BlockCols))
-        and grad_y.dtype == (cols.matrix if isinstance(cols, ck.Cols) else cols.x).dtype
+        isinstance(cols, BlockCols)
+        and grad_y.dtype == cols.x.dtype
         and conv_geometry(cols.geometry.x_shape, w_shape, **conv) == cols.geometry
     ):
         return threaded_conv2d_grad_weight(grad_y, cols)  # grad_y's shape checked there
-    return ck.conv2d_grad_weight(
-        np, grad_y, cols if isinstance(cols, ck.Cols) else x, w_shape, **conv
-    )
+    return ck.conv2d_grad_weight(np, grad_y, x, w_shape, **conv)
 
 
 def conv2d_grad_bias(fn: Any, grad_y: Array) -> Array:
