@@ -32,6 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from lenet_step import median_ms  # this folder's timing loop
 
 import minitorch_accel as mta
 from minitorch_accel.backends.numpy.threads import parallel_for
@@ -53,15 +54,8 @@ def median_us(samples: list[float]) -> float:
 
 
 def alone_us(fn: Callable[[], object], repeat: int) -> float:
-    """Median microseconds of ``fn()`` on this thread."""
-    for _ in range(20):
-        fn()
-    times = []
-    for _ in range(repeat):
-        tick = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - tick)
-    return median_us(times)
+    """Median microseconds of ``fn()`` on this thread, after 20 calls of warm-up."""
+    return 1e3 * median_ms(fn, lambda: None, steps=repeat, warmup=20)
 
 
 def main() -> None:

@@ -110,8 +110,10 @@ def torch_step(batch: int, device: str) -> Callable[[], float]:
 
 
 def median_ms(
-    step: Callable[[], float], sync: Callable[[], None], steps: int, warmup: int
+    step: Callable[[], object], sync: Callable[[], None], steps: int, warmup: int
 ) -> float:
+    """Median milliseconds of ``step()`` (then ``sync()``) over ``steps`` calls, after
+    ``warmup`` untimed ones."""
     for _ in range(warmup):
         step()
     sync()
