@@ -77,6 +77,7 @@ PAGES: tuple[Page, ...] = (
             "minitorch_accel.ops.linear",
             "minitorch_accel.ops.conv",
             "minitorch_accel.ops.pool",
+            "minitorch_accel.ops.conv_pool",
             "minitorch_accel.ops.loss",
             "minitorch_accel.ops.norm",
             "minitorch_accel.ops.dropout",

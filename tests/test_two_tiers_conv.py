@@ -42,7 +42,7 @@ from minitorch_accel.backends.cupy import fast_conv as cupy_fast_conv
 from minitorch_accel.backends.numpy import fast_conv as numpy_fast_conv
 from minitorch_accel.core.tensor import Tensor
 from minitorch_accel.nn.models import LeNet
-from minitorch_accel.ops import conv, pool
+from minitorch_accel.ops import conv, conv_pool, pool
 from minitorch_accel.utils import gradcheck, gradgradcheck
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -348,7 +348,7 @@ def test_reference_bodies_carry_no_fast_path_hooks(body: Any) -> None:
 def test_every_fast_forward_has_a_reference() -> None:
     for table in (numpy_fast_conv.FAST_FORWARDS, cupy_fast_conv.FAST_FORWARDS):
         for name in table:
-            cls = getattr(conv, name, None) or getattr(pool, name)
+            cls = getattr(conv, name, None) or getattr(conv_pool, name, None) or getattr(pool, name)
             assert cls.op_name == name and "forward" in vars(cls)
     assert fast_paths.table("cpu").keys() >= numpy_fast_conv.FAST_FORWARDS.keys()
     threads = mta.get_num_threads()

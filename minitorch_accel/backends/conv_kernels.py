@@ -370,10 +370,17 @@ def conv2d_grad_bias(xp: Any, grad_y: Array) -> Array:
     rows = grad_y.transpose(0, 2, 3, 1)
     if not _has_layout(rows, NCHW):
         return grad_y.sum(axis=(0, 2, 3))
-    # A product with a row of ones is far faster than a sum over the rows, on NumPy and
-    # on CuPy alike (CuPy's column sum over 173k rows took 0.6 ms where this takes 7 us).
-    ones = _ones_row(xp, n * oh * ow, grad_y.dtype, grad_y)
-    return gemm(xp, ones, rows.reshape(-1, o)).reshape(o)
+    return column_sums(xp, rows.reshape(-1, o)).reshape(o)
+
+
+def column_sums(xp: Any, rows: Array, out: Array | None = None) -> Array:
+    """``rows.sum(axis=0)`` of an (M, O) matrix as a (1, O) product with a row of ones
+    (into ``out`` if given).
+
+    A product with a row of ones is far faster than a sum over the rows, on NumPy and
+    on CuPy alike (CuPy's column sum over 173k rows took 0.6 ms where this takes 7 us).
+    """
+    return gemm(xp, _ones_row(xp, rows.shape[0], rows.dtype, rows), rows, out=out)
 
 
 #: Rows of ones for :func:`conv2d_grad_bias`, by (array module, length, dtype, device).

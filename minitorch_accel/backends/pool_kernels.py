@@ -159,6 +159,103 @@ def max_pool2d_backward(
     return _interior(canvas, geo)
 
 
+def max_pool2d_first_tap(xp: Any, x: Array, y: Array, kernel_size: IntPair, out: Array) -> Array:
+    """Into ``out`` (uint8, shaped as ``y``): for each window of ``x`` (windows that tile
+    it, ``y`` its max pooling), the row-major index of the tap holding the first
+    maximum, or in a window holding NaN, of the last NaN (where PyTorch sends the
+    gradient).
+
+    Starting from the last tap, each earlier tap that equals the maximum takes the
+    window over, in uint8 arithmetic on the comparison's bytes: ``out -= (out - t) *
+    (tap_t == y)``; no index array is gathered.
+    """
+    geo = pool_geometry("max_pool2d", x.shape, kernel_size, kernel_size, 0)
+    views = [window(x, i, j, geo.stride, geo.out_hw) for i, j in _offsets(geo)]
+    last = len(views) - 1
+    out[...] = last
+    step = xp.empty_like(out)
+    for t in range(last - 1, -1, -1):
+        hit = xp.equal(views[t], y)
+        xp.subtract(out, t, out=step)
+        xp.multiply(step, hit.view(xp.uint8), out=step)
+        xp.subtract(out, step, out=out)
+    return _last_nan_taps(xp, views, y, out)
+
+
+def _last_nan_taps(xp: Any, views: list[Array], y: Array, out: Array) -> Array:
+    """Set ``out`` to the last NaN tap in the windows whose maximum ``y`` is NaN."""
+    nan = y != y
+    if nan.any():
+        for t, view in enumerate(views):
+            out[nan & (view != view)] = t
+    return out
+
+
+def max_pool2d_forward_with_tap(
+    xp: Any, x: Array, kernel_size: IntPair, out: Array, tap: Array
+) -> Array:
+    """Max pooling of ``x`` into ``out`` (windows that tile ``x``), and each window's
+    :func:`max_pool2d_first_tap` into ``tap``.
+
+    A 2x2 window ``[[a, b], [c, d]]`` takes a shortcut (:func:`max_pool2d_2x2_wins`,
+    then :func:`taps_from_wins`): each row's maximum and which of its two values holds
+    it, then which row holds the window's.
+    """
+    geo = pool_geometry("max_pool2d", x.shape, kernel_size, kernel_size, 0)
+    if geo.kernel != (2, 2):
+        max_pool2d_forward(xp, x, kernel_size, kernel_size, 0, out=out)
+        return max_pool2d_first_tap(xp, x, out, kernel_size, tap)
+    wins = xp.empty((3, *geo.y_shape), bool)
+    max_pool2d_2x2_wins(xp, x, out, wins)
+    taps_from_wins(xp, wins, tap)
+    views = [window(x, i, j, geo.stride, geo.out_hw) for i, j in _offsets(geo)]
+    return _last_nan_taps(xp, views, out, tap)
+
+
+def max_pool2d_2x2_wins(xp: Any, x: Array, out: Array, wins: Array) -> Array:
+    """2x2 max pooling of ``x`` (windows that tile it) into ``out``, and into ``wins``
+    (bool, ``(3, *out.shape)``) for each window ``[[a, b], [c, d]]``: ``a < b``,
+    ``c < d`` and (the rows' maxima) ``max(a, b) < max(c, d)``: where the first maximum
+    is, ties going to the earlier value.
+    """
+    geo = pool_geometry("max_pool2d", x.shape, 2, 2, 0)
+    a, b, c, d = (window(x, i, j, geo.stride, geo.out_hw) for i, j in _offsets(geo))
+    row0, row1 = (empty_with_layout(xp, geo.y_shape, x.dtype, physical_order(x)) for _ in "01")
+    xp.maximum(a, b, out=row0)
+    xp.maximum(c, d, out=row1)
+    xp.maximum(row0, row1, out=out)
+    xp.less(a, b, out=wins[0])
+    xp.less(c, d, out=wins[1])
+    xp.less(row0, row1, out=wins[2])
+    return out
+
+
+def taps_from_wins(xp: Any, wins: Array, tap: Array) -> Array:
+    """The 2x2 windows' first-maximum taps from :func:`max_pool2d_2x2_wins`:
+    ``2 + [c < d]`` where the second row holds the maximum, else ``[a < b]``, in uint8
+    arithmetic (``tap = right0 + second * (2 + right1 - right0)``). Windows holding NaN
+    are left to the caller (:func:`max_pool2d_first_tap` gives them their last NaN).
+    """
+    right0, right1, second = wins.view(xp.uint8)
+    xp.subtract(right1, right0, out=tap)
+    xp.add(tap, 2, out=tap)
+    xp.multiply(tap, second, out=tap)
+    xp.add(tap, right0, out=tap)
+    return tap
+
+
+def max_pool2d_route(xp: Any, grad_y: Array, tap: Array, kernel_size: IntPair, out: Array) -> Array:
+    """The gradient of max pooling routed by tap index: ``out`` (shaped as the input of
+    windows that tile it) gets each window's gradient at the tap ``tap`` names
+    (:func:`max_pool2d_first_tap`) and zeros elsewhere.
+    """
+    geo = pool_geometry("max_pool2d", out.shape, kernel_size, kernel_size, 0)
+    canvas = _grad_canvas(xp, geo, grad_y.dtype, physical_order(out), out)
+    for t, (i, j) in enumerate(_offsets(geo)):
+        xp.multiply(grad_y, xp.equal(tap, t), out=window(canvas, i, j, geo.stride, geo.out_hw))
+    return out
+
+
 def max_pool2d_pick(
     xp: Any,
     v: Array,
@@ -255,6 +352,11 @@ __all__ = [
     "avg_pool2d_backward",
     "avg_pool2d_forward",
     "max_pool2d_backward",
+    "max_pool2d_2x2_wins",
+    "max_pool2d_first_tap",
     "max_pool2d_forward",
+    "max_pool2d_forward_with_tap",
     "max_pool2d_pick",
+    "max_pool2d_route",
+    "taps_from_wins",
 ]

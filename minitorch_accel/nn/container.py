@@ -6,7 +6,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from typing import Any, TypeVar, overload
 
-from .conv_layers import MaxPool2d
+from .conv_layers import Conv2d, MaxPool2d
 from .layers import ReLU
 from .module import Module
 
@@ -106,6 +106,10 @@ class Sequential(_ModuleSequence):
     #: Run a :class:`ReLU` directly followed by a :class:`MaxPool2d` as the pooling
     #: first, then the ReLU (see :meth:`forward`). ``False`` runs them as written.
     pool_before_relu: bool = True
+    #: Run a :class:`Conv2d` followed by a :class:`MaxPool2d` (directly, or with a ReLU
+    #: between them that :attr:`pool_before_relu` moves after the pooling) as one op
+    #: (see :meth:`forward`). ``False`` runs them one by one.
+    fuse_conv_pool: bool = True
 
     def forward(self, input: Any) -> Any:
         """Feed ``input`` through every module in order.
@@ -123,6 +127,15 @@ class Sequential(_ModuleSequence):
         False (on the class or on one model) to run every module as written; the pair
         runs as written anyway when either module is a subclass.
 
+        A :class:`Conv2d` whose output is then max-pooled (directly, or through such a
+        ReLU) runs with the pooling as one op where the backend has a fast path for it
+        and fusing pays (*operator fusion*, :meth:`Conv2d.forward_max_pooled`: a first
+        layer, whose output costs more to move than to compute): the convolution's
+        output is pooled block by block while in the core's cache and is never kept. The values are
+        the same, and so are the gradients (a window holding NaN sends its gradient to
+        the last NaN, as PyTorch); set :attr:`fuse_conv_pool` to False to run the
+        modules one by one.
+
         Examples
         --------
         >>> import minitorch_accel as mta
@@ -138,13 +151,40 @@ class Sequential(_ModuleSequence):
         modules = self._items()
         i = 0
         while i < len(modules):
-            if self.runs_pool_first(i, modules):
+            fused = self.fused_conv_pool(i, modules)
+            if fused:
+                conv, pool = modules[i], modules[i + fused - 1]
+                input = conv.forward_max_pooled(input, pool)
+                if fused == 3:
+                    input = modules[i + 1](input)  # the ReLU, after the pooling
+                i += fused
+            elif self.runs_pool_first(i, modules):
                 input = modules[i](modules[i + 1](input))
                 i += 2
             else:
                 input = modules[i](input)
                 i += 1
         return input
+
+    def fused_conv_pool(self, i: int, modules: list[Module] | None = None) -> int:
+        """How many modules from ``i`` :meth:`forward` runs as one fused convolution and
+        max pooling: 2 for a :class:`Conv2d` and a :class:`MaxPool2d`, 3 when a ReLU that
+        :meth:`runs_pool_first` sits between them, else 0 (exact classes only, and
+        :attr:`fuse_conv_pool` on).
+
+        Examples
+        --------
+        >>> from minitorch_accel import nn
+        >>> net = nn.Sequential(nn.Conv2d(1, 2, 3), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten())
+        >>> [net.fused_conv_pool(i) for i in range(4)]
+        [3, 0, 0, 0]
+        """
+        modules = self._items() if modules is None else modules
+        if not self.fuse_conv_pool or not 0 <= i < len(modules) or type(modules[i]) is not Conv2d:
+            return 0
+        if i + 1 < len(modules) and type(modules[i + 1]) is MaxPool2d:
+            return 2
+        return 3 if self.runs_pool_first(i + 1, modules) else 0
 
     def runs_pool_first(self, i: int, modules: list[Module] | None = None) -> bool:
         """Whether :meth:`forward` runs module ``i + 1`` (a MaxPool2d) before module ``i``

@@ -8,6 +8,7 @@ from ..backends import DeviceLike
 from ..core import factories
 from ..core.convert import DTypeLike
 from ..core.tensor import Tensor
+from ..ops.conv_pool import conv2d_max_pool2d
 from . import functional as F
 from . import init
 from .module import Module
@@ -122,6 +123,38 @@ class Conv2d(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         """Convolve ``input`` (N, in_channels, H, W)."""
+        self._check_input(input)
+        return F.conv2d(
+            input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
+        )
+
+    def forward_max_pooled(self, input: Tensor, pool: MaxPool2d) -> Tensor:
+        """``pool(self(input))`` as one op where the backend can fuse them and fusing
+        pays (:func:`~minitorch_accel.ops.conv_pool.conv2d_max_pool2d`): the same values.
+
+        Examples
+        --------
+        >>> import minitorch_accel as mta
+        >>> from minitorch_accel import nn
+        >>> conv, pool, x = nn.Conv2d(1, 4, 3), nn.MaxPool2d(2), mta.randn(2, 1, 8, 8)
+        >>> bool((conv.forward_max_pooled(x, pool) == pool(conv(x))).all())
+        True
+        """
+        self._check_input(input)
+        return conv2d_max_pool2d(
+            input,
+            self.weight,
+            self.bias,
+            self.stride,
+            self.padding,
+            self.dilation,
+            self.groups,
+            kernel_size=pool.kernel_size,
+            pool_stride=pool.stride,
+            pool_padding=pool.padding,
+        )
+
+    def _check_input(self, input: Tensor) -> None:
         shape = getattr(input, "shape", None)
         if shape is not None and (len(shape) != 4 or shape[1] != self.in_channels):
             raise ValueError(
@@ -129,9 +162,6 @@ class Conv2d(Module):
                 f"(N, {self.in_channels}, H, W), got {tuple(shape)}"
                 + ("; add the batch dim, e.g. x.unsqueeze(0)" if len(shape) == 3 else "")
             )
-        return F.conv2d(
-            input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
-        )
 
     def extra_repr(self) -> str:
         """The settings shown inside this layer's ``repr``."""

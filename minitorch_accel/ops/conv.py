@@ -63,7 +63,9 @@ class Conv2d(Function):
     """``y = conv2d(x, w) + b``: im2col, then one matrix product per group.
 
     ``keep_cols`` lets a fast forward keep its im2col matrix for the weight gradient
-    (``self.cols``); this code recomputes it there instead.
+    (``self.cols``); this code recomputes it there instead. The backward hands ``cols``
+    to the weight and bias gradients: a fast path may compute both in one pass and
+    give the second its own.
     """
 
     fresh_grads = True  # each gradient is the new output of one of the Functions below
@@ -75,11 +77,19 @@ class Conv2d(Function):
         return y if b is None else y + b.reshape(1, -1, 1, 1)
 
     def backward(self, gy: Tensor) -> tuple[Tensor | None, ...]:
-        (x, w, _), (need_x, need_w, need_b) = self.inputs, self.needs_input_grad
-        conv, cols = self.conv, self.cols
-        gx = Conv2dGradInput.apply(gy, w, x_shape=x.shape, **conv) if need_x else None
-        gw = Conv2dGradWeight.apply(gy, x, w_shape=w.shape, cols=cols, **conv) if need_w else None
-        return gx, gw, Conv2dGradBias.apply(gy) if need_b else None
+        return conv2d_grads(self, gy)
+
+
+def conv2d_grads(fn: Function, gy: Tensor) -> tuple[Tensor | None, ...]:
+    """The gradients of a convolution's input, weight and bias (None where not needed)
+    from that of its output, by the three Functions below; ``fn`` is the node that ran
+    the convolution (its ``inputs``, ``needs_input_grad``, ``conv`` and ``cols``).
+    """
+    (x, w, _), (need_x, need_w, need_b) = fn.inputs, fn.needs_input_grad
+    conv, cols = fn.conv, fn.cols  # type: ignore[attr-defined]
+    gx = Conv2dGradInput.apply(gy, w, x_shape=x.shape, **conv) if need_x else None
+    gw = Conv2dGradWeight.apply(gy, x, w_shape=w.shape, cols=cols, **conv) if need_w else None
+    return gx, gw, Conv2dGradBias.apply(gy, cols=cols) if need_b else None
 
 
 class Conv2dGradInput(Function):
@@ -113,11 +123,11 @@ class Conv2dGradWeight(Function):
 
 
 class Conv2dGradBias(Function):
-    """``grad_b = grad_y.sum((0, 2, 3))``."""
+    """``grad_b = grad_y.sum((0, 2, 3))`` (``cols`` is a fast forward's state, unused here)."""
 
     saves_inputs = False  # backward needs no input's values
 
-    def forward(self, gy: Any) -> Any:
+    def forward(self, gy: Any, *, cols: Any = None) -> Any:
         self.grad_y_shape = gy.shape
         return gy.sum(axis=(0, 2, 3))
 

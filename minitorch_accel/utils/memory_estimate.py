@@ -22,7 +22,9 @@ input gradient), is reported apart: on the CPU it comes from a buffer cache that
 counting does not see; a GPU's pool holds it too, so add it there.
 
 The model is read as the sequence of its leaf modules in registration order (a ReLU
-followed by a max-pooling in a Sequential as the pooling first, the order they run in),
+followed by a max-pooling in a Sequential as the pooling first, the order they run in;
+a convolution that a Sequential fuses with the max pooling after it keeps no output,
+and the pooling a byte per window, where the device's backend fuses them),
 which is how :class:`~minitorch_accel.nn.Sequential` stacks such as
 :class:`~minitorch_accel.nn.models.LeNet` and :class:`~minitorch_accel.nn.models.SmallVGG`
 run. A layer type it does not know raises ``TypeError`` naming it.
@@ -39,8 +41,10 @@ import numpy as np
 
 from .. import nn
 from ..backends import Backend, Device, DeviceLike
+from ..backends.fast_paths import is_fast_paths_enabled
 from ..backends.image_geometry import conv_geometry
 from ..backends.oom import format_bytes
+from ..ops.conv_pool import Conv2dMaxPool2d, fuses
 
 __all__ = ["LayerMemory", "MemoryEstimate", "memory_estimate"]
 
@@ -57,6 +61,7 @@ class LayerMemory:
     saved: int  # bytes saved beside the output (im2col matrix, mask, normalized input)
     parameters: int
     workspace: int = 0  # a temporary of its backward, freed within it
+    kept: bool = True  # False: fused with the next layer, its output never kept
 
 
 @dataclass
@@ -93,24 +98,53 @@ class MemoryEstimate:
         return "\n".join([*rows, f"peak reached: {self.peak_phase}"])
 
 
-def _leaf_layers(model: Any) -> list[tuple[str, Any]]:
+def _leaf_layers(model: Any) -> tuple[list[tuple[str, Any]], set[int]]:
     """The leaf modules in the order they run: registration order, except the ReLU and
     max-pooling pairs a Sequential runs pooling first (:meth:`~minitorch_accel.nn.
-    Sequential.runs_pool_first`).
+    Sequential.runs_pool_first`); and the positions of the convolutions a Sequential
+    fuses with the max pooling that then follows them (:meth:`~minitorch_accel.nn.
+    Sequential.fused_conv_pool`) where the pooling windows tile the image.
     """
     if not isinstance(model, nn.Module):
         raise TypeError(f"memory_estimate: model must be an nn.Module, got {type(model).__name__}")
     modules = dict(model.named_modules())
     leaves = [(name, m) for name, m in modules.items() if not list(m.children())]
-    for i in range(len(leaves) - 1):
+    fusable = []
+    for i in range(len(leaves)):
         seq = modules.get(leaves[i][0].rpartition(".")[0])
         if not isinstance(seq, nn.Sequential):
             continue
         items = list(seq)
         k = next(j for j, m in enumerate(items) if m is leaves[i][1])
-        if seq.runs_pool_first(k, items) and leaves[i + 1][1] is items[k + 1]:
+        span = seq.fused_conv_pool(k, items)
+        pool = items[k + span - 1]
+        if span and _tiles(pool) and fuses(tuple(items[k].weight.shape)):
+            fusable.append(leaves[i][1])
+        if (
+            i + 1 < len(leaves)
+            and seq.runs_pool_first(k, items)
+            and leaves[i + 1][1] is items[k + 1]
+        ):
             leaves[i], leaves[i + 1] = leaves[i + 1], leaves[i]
-    return leaves or [("", model)]
+    fused = {i for i, (_, m) in enumerate(leaves) if any(m is f for f in fusable)}
+    return leaves or [("", model)], fused
+
+
+def _tiles(pool: Any) -> bool:
+    """Whether the windows of a pooling module tile its input (stride = kernel, no padding)."""
+    return _pair(pool.kernel_size) == _pair(pool.stride) and _pair(pool.padding) == (0, 0)
+
+
+def _fuses_conv_pool(device: Device) -> bool:
+    """Whether a convolution and the max pooling after it run as one op on ``device``
+    (:mod:`~minitorch_accel.ops.conv_pool`): its backend has the fast path and fast paths
+    are on.
+    """
+    try:
+        backend = device.backend
+    except RuntimeError:  # e.g. CuPy missing: the backend cannot be built here
+        return False
+    return is_fast_paths_enabled() and Conv2dMaxPool2d.op_name in backend.fast_forwards
 
 
 def _pool_out(size: int, k: int, s: int, p: int) -> int:
@@ -246,16 +280,24 @@ def memory_estimate(
     shape = tuple(int(s) for s in input_shape)
     batch = shape[0]
     layers: list[LayerMemory] = []
-    for name, m in _leaf_layers(model):
+    leaves, fused = _leaf_layers(model)
+    fused = fused if _fuses_conv_pool(Device(device)) else set()
+    for i, (name, m) in enumerate(leaves):
         layers.append(_layer(name, m, shape, itemsize, keeps_cols))
         shape = layers[-1].output_shape
+        if i in fused:  # pooled block by block: the output is never kept
+            layers[-1].kept = False
+        if i - 1 in fused:  # the pooling keeps a byte per window: which tap was its maximum
+            layers[-1].saved += prod(shape)
+            # and not its output: a ReLU after it keeps its own instead
+            layers[-1].kept = i + 1 == len(leaves) or not isinstance(leaves[i + 1][1], nn.ReLU)
     classes = num_classes if num_classes is not None else int(prod(shape[1:]))
     loss_saved = batch * classes * itemsize  # cross-entropy keeps the log-probabilities
     layers.append(LayerMemory("loss", (), itemsize, loss_saved, 0))
     params = sum(p.numel() for p in model.parameters()) * itemsize
     state = _state_copies(optimizer) * params
     inputs = prod(input_shape) * itemsize + batch * 8
-    kept = [lay.output + lay.saved for lay in layers]
+    kept = [lay.output * lay.kept + lay.saved for lay in layers]
     fixed = params + state + inputs
     best, phase, grads_at_peak = fixed + sum(kept), "end of forward", 0
     weight_grads = 0

@@ -74,7 +74,7 @@ def conv2d_grad_weight(
     return ck.conv2d_grad_weight(fn.xp, grad_y, source, w_shape, **conv)
 
 
-def conv2d_grad_bias(fn: Any, grad_y: Array) -> Array:
+def conv2d_grad_bias(fn: Any, grad_y: Array, *, cols: Any = None) -> Array:
     """Fast forward of :class:`~minitorch_accel.ops.conv.Conv2dGradBias` (a GEMM with a
     row of ones, far faster than CuPy's column sum).
     """

@@ -19,8 +19,9 @@ Each fast forward sets on the Function the attributes its (shared) backward read
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from math import prod
 from typing import Any
 
@@ -119,13 +120,28 @@ class BlockCols:
     >>> y, cols = threaded_conv2d_forward(x, w, None)
     >>> cols.block(0, 2).shape  # kernel-major: (groups, K, rows of 2 images)
     (1, 9, 18)
-    >>> float(threaded_conv2d_grad_weight(np.ones_like(y), cols)[0, 0, 0, 0])
+    >>> float(threaded_conv2d_grad_weight(np.ones_like(y), cols)[0][0, 0, 0, 0])
     36.0
     """
 
     x: Array
     geometry: ConvGeometry
     ones_row: bool
+    bias: bool = False  #: the forward added a bias
+    #: Gradients computed ahead of their Function (see :func:`threaded_conv2d_backward`):
+    #: name -> (a weak reference to the ``grad_y`` they came from, the gradient).
+    ahead: dict[str, tuple[weakref.ref[Array], Array]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+
+    def keep(self, name: str, grad_y: Array, grad: Array) -> None:
+        """Keep ``grad``, computed from ``grad_y``, for the Function named ``name``."""
+        self.ahead[name] = (weakref.ref(grad_y), grad)
+
+    def take(self, name: str, grad_y: Array) -> Array | None:
+        """The gradient kept for ``name`` if it came from this very ``grad_y``, else None."""
+        source, grad = self.ahead.pop(name, (None, None))
+        return grad if source is not None and source() is grad_y else None
 
     def block(self, start: int, stop: int) -> Array:
         """The cols of images ``start`` to ``stop - 1``: (groups, rows, K) channels-last,
@@ -160,56 +176,181 @@ def threaded_conv2d_forward(
         For :func:`threaded_conv2d_grad_weight`.
     """
     geo = conv_geometry(x.shape, w.shape, stride, padding, dilation, groups)
-    bias_in_gemm = b is not None and not geo.channels_last
-    source = BlockCols(x, geo, bias_in_gemm)
-    bad_bias = b is not None and (b.dtype != x.dtype or tuple(b.shape) != (w.shape[0],))
-    if x.dtype != w.dtype or bad_bias or x.shape[0] < 2:  # the one-thread kernel raises or runs
+    source, block_rows = _block_convolution(x, w, b, geo)
+    if block_rows is None or x.shape[0] < 2:  # the one-thread kernel raises or runs
         return ck.conv2d_forward(np, x, w, b, stride, padding, dilation, groups)[0], source
-    o, og, (oh, ow) = w.shape[0], w.shape[0] // groups, geo.out_hw
-    w_mat = ck.weight_matrix(np, w, groups)
-    if b is not None and bias_in_gemm:
-        w_mat = np.concatenate([w_mat, b.reshape(groups, og, 1)], axis=2)
+    (oh, ow), o = geo.out_hw, w.shape[0]
     y_rows = buffer_cache.empty(np, (geo.rows, o), x.dtype)
-
-    def chunk(s: int, e: int) -> None:
-        rows = slice(s * oh * ow, e * oh * ow)
-        part = source.block(s, e)
-        for gi in range(groups):
-            a = part[gi] if geo.channels_last else part[gi].T
-            ck.gemm(np, a, w_mat[gi].T, out=y_rows[rows, gi * og : (gi + 1) * og])
-        if b is not None and not bias_in_gemm:
-            y_rows[rows] += b
-
-    for_blocks(x.shape[0], chunk, _conv_block(geo, x.itemsize))
+    for_blocks(
+        x.shape[0],
+        lambda s, e: block_rows(s, e, y_rows[s * oh * ow : e * oh * ow]),
+        _conv_block(geo, x.itemsize),
+    )
     return y_rows.reshape(x.shape[0], oh, ow, o).transpose(0, 3, 1, 2), source
 
 
-def threaded_conv2d_grad_weight(grad_y: Array, cols: BlockCols) -> Array:
-    """:func:`~minitorch_accel.backends.conv_kernels.conv2d_grad_weight` over the same
-    cache blocks of images as the forward, their cols made again from ``cols``: each block's
-    product goes to its own slot and the slots are summed in block order, so the result
-    does not depend on the thread count or on which thread took which block.
+def _block_convolution(
+    x: Array, w: Array, b: Array | None, geo: ConvGeometry
+) -> tuple[BlockCols, Callable[[int, int, Array], None] | None]:
+    """The :class:`BlockCols` of a convolution, and ``block_rows(s, e, out)``, which
+    writes the output rows of images ``s`` to ``e - 1`` (channels-last, (rows, O)) into
+    ``out``; None for it where dtypes or the bias do not fit (the one-call kernel
+    raises the error).
     """
-    geo = cols.geometry
-    gy = ck.grad_rows(np, grad_y, geo)
-    o, cg, kh, kw = geo.w_shape
-    og, k, (oh, ow) = o // geo.groups, kh * kw * cg, geo.out_hw
-    n = geo.x_shape[0]
-    block = _conv_block(geo, grad_y.itemsize)
-    bounds = block_bounds(n, block)
-    slots = np.empty((len(bounds), geo.groups, k, og), grad_y.dtype)
-    first = {start: i for i, (start, _) in enumerate(bounds)}
+    bias_in_gemm = b is not None and not geo.channels_last
+    source = BlockCols(x, geo, bias_in_gemm, bias=b is not None)
+    bad_bias = b is not None and (b.dtype != x.dtype or tuple(b.shape) != (w.shape[0],))
+    if x.dtype != w.dtype or bad_bias:
+        return source, None
+    og = w.shape[0] // geo.groups
+    w_mat = ck.weight_matrix(np, w, geo.groups)
+    if b is not None and bias_in_gemm:
+        w_mat = np.concatenate([w_mat, b.reshape(geo.groups, og, 1)], axis=2)
 
-    def chunk(s: int, e: int) -> None:
-        rows = slice(s * oh * ow, e * oh * ow)
-        part = cols.block(s, e)
+    def block_rows(s: int, e: int, out: Array) -> None:
+        part = source.block(s, e)
         for gi in range(geo.groups):
-            a = part[gi] if geo.channels_last else part[gi, :k].T
-            ck.gemm(np, a.T, gy[rows, gi * og : (gi + 1) * og], out=slots[first[s], gi])
+            a = part[gi] if geo.channels_last else part[gi].T
+            ck.gemm(np, a, w_mat[gi].T, out=out[:, gi * og : (gi + 1) * og])
+        if b is not None and not bias_in_gemm:
+            out += b
 
-    for_blocks(n, chunk, block)
-    gw = slots.sum(axis=0) if len(bounds) > 1 else slots[0]  # (groups, K, O/g)
-    return ck.weight_from_matrix(np, gw.transpose(0, 2, 1), geo)
+    return source, block_rows
+
+
+def threaded_conv2d_max_pool2d(
+    x: Array,
+    w: Array,
+    b: Array | None,
+    pool: PoolGeometry,
+    stride: IntPair = 1,
+    padding: IntPair = 0,
+    dilation: IntPair = 1,
+    groups: int = 1,
+) -> tuple[Array, Array, BlockCols] | None:
+    """Convolution then max pooling (windows that tile the image), one cache block of
+    images at a time: each block's output rows are made in a buffer still in cache when
+    they are pooled, and never written to memory. None where the unfused ops must run.
+
+    Returns
+    -------
+    p : array
+        The pooled output, an NCHW view of a channels-last buffer.
+    tap : array of uint8
+        Shaped as ``p``: :func:`~minitorch_accel.backends.pool_kernels.max_pool2d_first_tap`.
+    cols : BlockCols
+        For the weight gradient.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from minitorch_accel.backends.image_geometry import pool_geometry
+    >>> x, w = np.ones((2, 1, 6, 6), np.float32), np.ones((3, 1, 3, 3), np.float32)
+    >>> geo = conv_geometry(x.shape, w.shape, 1, 0, 1, 1)
+    >>> pool = pool_geometry("max_pool2d", geo.y_shape, 2, 2, 0)
+    >>> p, tap, cols = threaded_conv2d_max_pool2d(x, w, None, pool)
+    >>> p.shape, float(p[0, 0, 0, 0]), int(tap.max())
+    ((2, 3, 2, 2), 9.0, 0)
+    """
+    geo = conv_geometry(x.shape, w.shape, stride, padding, dilation, groups)
+    source, block_rows = _block_convolution(x, w, b, geo)
+    taps = pool.kernel[0] * pool.kernel[1]
+    if block_rows is None or not pool.tiles or taps > 255 or pool.x_shape != geo.y_shape:
+        return None
+    (oh, ow), o = geo.out_hw, w.shape[0]
+    p = empty_with_layout(np, pool.y_shape, x.dtype, ck.NHWC)
+    tap = empty_with_layout(np, pool.y_shape, np.uint8, ck.NHWC)
+    # 2x2 windows: the blocks keep three comparisons per window; the taps are made
+    # from them in four passes over all the windows at the end (few short calls per
+    # block: each one hands the interpreter lock between the threads)
+    two = pool.kernel == (2, 2)
+    wins = empty_with_layout(np, (3, *pool.y_shape), bool, (0, *(1 + i for i in ck.NHWC)))
+
+    def block(s: int, e: int) -> None:
+        rows = buffer_cache.empty(np, ((e - s) * oh * ow, o), x.dtype)
+        block_rows(s, e, rows)
+        y = rows.reshape(e - s, oh, ow, o).transpose(0, 3, 1, 2)
+        if two:
+            pk.max_pool2d_2x2_wins(np, y, p[s:e], wins[:, s:e])
+        else:
+            pk.max_pool2d_forward_with_tap(np, y, pool.kernel, out=p[s:e], tap=tap[s:e])
+
+    for_blocks(x.shape[0], block, _conv_block(geo, x.itemsize))
+    if two:
+        pk.taps_from_wins(np, wins, tap)
+    if np.isnan(p).any():  # rare: windows holding NaN take their last NaN, from the output
+        y = ck.conv2d_forward(np, x, w, b, stride, padding, dilation, groups)[0]
+        pk.max_pool2d_first_tap(np, y, p, pool.kernel, out=tap)
+    return p, tap, source
+
+
+def threaded_conv2d_grad_weight(
+    grad_y: Array, cols: BlockCols, bias: bool = False
+) -> tuple[Array, Array | None]:
+    """:func:`~minitorch_accel.backends.conv_kernels.conv2d_grad_weight` over the same
+    cache blocks of images as the forward, their cols made again from ``cols``
+    (:class:`WeightGradSlots`).
+
+    Returns
+    -------
+    grad_w : array
+        Shaped like the weight.
+    grad_b : array or None
+        With ``bias``: ``grad_y`` summed over N, H and W, block by block while the
+        block's rows are in cache.
+    """
+    slots = WeightGradSlots(ck.grad_rows(np, grad_y, cols.geometry), cols, bias)
+    for_blocks(cols.geometry.x_shape[0], slots.block, slots.images)
+    return slots.total()
+
+
+class WeightGradSlots:
+    """A convolution's weight gradient (and bias gradient), one block of images at a
+    time: each block's product goes to its own slot and the slots are summed in block
+    order, so the result does not depend on the thread count or on which thread took
+    which block.
+
+    Parameters
+    ----------
+    gy : array
+        ``grad_y`` as (M, O) rows (:func:`~minitorch_accel.backends.conv_kernels.grad_rows`);
+        a block's rows may be written just before its :meth:`block` runs.
+    cols : BlockCols
+        What makes each block's im2col rows again.
+    bias : bool
+        Also sum the rows (the bias gradient).
+    """
+
+    def __init__(self, gy: Array, cols: BlockCols, bias: bool) -> None:
+        geo = cols.geometry
+        o, cg, kh, kw = geo.w_shape
+        self.gy, self.cols, self.k = gy, cols, kh * kw * cg
+        self.images = _conv_block(geo, gy.itemsize)  #: images per block: the forward's
+        bounds = block_bounds(geo.x_shape[0], self.images)
+        self.slot = {start: i for i, (start, _) in enumerate(bounds)}
+        self.slots = np.empty((len(bounds), geo.groups, self.k, o // geo.groups), gy.dtype)
+        self.bias_slots = np.empty((len(bounds), 1, o), gy.dtype) if bias else None
+
+    def block(self, s: int, e: int) -> None:
+        """Images ``s`` to ``e - 1`` (one of the blocks): their products into their slot."""
+        geo, i = self.cols.geometry, self.slot[s]
+        og, (oh, ow) = geo.w_shape[0] // geo.groups, geo.out_hw
+        rows = self.gy[s * oh * ow : e * oh * ow]
+        part = self.cols.block(s, e)
+        for gi in range(geo.groups):
+            a = part[gi] if geo.channels_last else part[gi, : self.k].T
+            ck.gemm(np, a.T, rows[:, gi * og : (gi + 1) * og], out=self.slots[i, gi])
+        if self.bias_slots is not None:
+            ck.column_sums(np, rows, out=self.bias_slots[i])
+
+    def total(self) -> tuple[Array, Array | None]:
+        """The weight gradient (shaped like the weight) and the bias gradient (or None)."""
+        gw = self.slots.sum(axis=0) if len(self.slots) > 1 else self.slots[0]
+        gb = None
+        if self.bias_slots is not None:
+            sums = self.bias_slots.sum(axis=0) if len(self.bias_slots) > 1 else self.bias_slots[0]
+            gb = sums.reshape(-1)
+        return ck.weight_from_matrix(np, gw.transpose(0, 2, 1), self.cols.geometry), gb
 
 
 #: Bytes per block of images in the input gradient of a convolution (an image's
@@ -266,6 +407,17 @@ def conv2d(
     return y
 
 
+def _backward_source(
+    cols: Any, grad_y: Array, w_shape: Any, conv: dict[str, Any]
+) -> BlockCols | None:
+    """``cols`` if it is a :class:`BlockCols` the blocked gradients can use with this
+    ``grad_y`` (same dtype, same convolution), else None.
+    """
+    if not isinstance(cols, BlockCols) or grad_y.dtype != cols.x.dtype:
+        return None
+    return cols if conv_geometry(cols.geometry.x_shape, w_shape, **conv) == cols.geometry else None
+
+
 def conv2d_grad_input(
     fn: Any, grad_y: Array, w: Array, *, x_shape: tuple[int, ...], **conv: Any
 ) -> Array:
@@ -281,24 +433,87 @@ def conv2d_grad_input(
 def conv2d_grad_weight(
     fn: Any, grad_y: Array, x: Array, *, w_shape: tuple[int, ...], cols: Any = None, **conv: Any
 ) -> Array:
-    """Fast forward of :class:`~minitorch_accel.ops.conv.Conv2dGradWeight`: block by
-    block, over the forward's blocks, when the fast forward kept what makes its cols again
-    (a :class:`BlockCols`).
+    """Fast forward of :class:`~minitorch_accel.ops.conv.Conv2dGradWeight`: the gradient
+    the input gradient's region computed ahead from this ``grad_y``, else block by block
+    over the forward's blocks (with the bias gradient, kept for its Function), when the
+    fast forward kept what makes its cols again (a :class:`BlockCols`).
     """
     fn.conv = conv
-    if (
-        isinstance(cols, BlockCols)
-        and grad_y.dtype == cols.x.dtype
-        and conv_geometry(cols.geometry.x_shape, w_shape, **conv) == cols.geometry
-    ):
-        return threaded_conv2d_grad_weight(grad_y, cols)  # grad_y's shape checked there
-    return ck.conv2d_grad_weight(np, grad_y, x, w_shape, **conv)
+    source = _backward_source(cols, grad_y, w_shape, conv)
+    if source is None:
+        return ck.conv2d_grad_weight(np, grad_y, x, w_shape, **conv)
+    ahead = source.take("weight", grad_y)
+    if ahead is not None:
+        return ahead
+    gw, gb = threaded_conv2d_grad_weight(grad_y, source, source.bias)  # checks grad_y's shape
+    if gb is not None:
+        source.keep("bias", grad_y, gb)
+    return gw
 
 
-def conv2d_grad_bias(fn: Any, grad_y: Array) -> Array:
-    """Fast forward of :class:`~minitorch_accel.ops.conv.Conv2dGradBias`."""
+def conv2d_grad_bias(fn: Any, grad_y: Array, *, cols: Any = None) -> Array:
+    """Fast forward of :class:`~minitorch_accel.ops.conv.Conv2dGradBias`: the gradient
+    the weight gradient's blocks computed ahead from this ``grad_y``, else one product
+    with a row of ones.
+    """
     fn.grad_y_shape = grad_y.shape
-    return ck.conv2d_grad_bias(np, grad_y)
+    ahead = cols.take("bias", grad_y) if isinstance(cols, BlockCols) else None
+    return ck.conv2d_grad_bias(np, grad_y) if ahead is None else ahead
+
+
+def conv2d_max_pool2d(
+    fn: Any,
+    x: Array,
+    w: Array,
+    b: Array | None,
+    *,
+    pool: PoolGeometry,
+    keep_cols: bool = False,
+    **conv: Any,
+) -> Array:
+    """Fast forward of :class:`~minitorch_accel.ops.conv_pool.Conv2dMaxPool2d`
+    (:func:`threaded_conv2d_max_pool2d`); the reference forward where it does not apply.
+    """
+    fused = threaded_conv2d_max_pool2d(x, w, b, pool, **conv)
+    if fused is None:
+        return fn.forward(x, w, b, pool=pool, keep_cols=keep_cols, **conv)
+    p, fn.tap, cols = fused
+    fn.conv, fn.pool, fn.cols = conv, pool, cols if keep_cols else None
+    return p
+
+
+def max_pool2d_route(
+    fn: Any, grad_y: Array, *, tap: Array, geo: PoolGeometry, cols: Any = None
+) -> Array:
+    """Fast forward of :class:`~minitorch_accel.ops.conv_pool.MaxPool2dRoute`: the
+    routed gradient, block by block; given the fused forward's :class:`BlockCols`, each
+    block's weight and bias gradients too, while the block's rows are in cache (kept for
+    their Functions, which run next).
+    """
+    fn.tap, fn.geo = tap, geo
+    if not geo.tiles or grad_y.dtype.kind != "f" or tap.dtype != np.uint8:
+        return fn.forward(grad_y, tap=tap, geo=geo, cols=cols)
+    out = empty_with_layout(np, geo.x_shape, grad_y.dtype, ck.NHWC)
+    source = cols if isinstance(cols, BlockCols) and cols.x.dtype == grad_y.dtype else None
+    if source is not None and source.geometry.y_shape != geo.x_shape:
+        source = None
+    slots = None
+    if source is not None:
+        slots = WeightGradSlots(ck.grad_rows(np, out, source.geometry), source, source.bias)
+
+    def block(s: int, e: int) -> None:
+        pk.max_pool2d_route(np, grad_y[s:e], tap[s:e], geo.kernel, out=out[s:e])
+        if slots is not None:
+            slots.block(s, e)
+
+    images = _pool_block(out) if slots is None else slots.images
+    for_blocks(geo.x_shape[0], block, images)
+    if slots is not None and source is not None:
+        gw, gb = slots.total()
+        source.keep("weight", out, gw)
+        if gb is not None:
+            source.keep("bias", out, gb)
+    return out
 
 
 def _args(geo: PoolGeometry) -> tuple[Any, Any, Any]:
@@ -352,6 +567,8 @@ FAST_FORWARDS: dict[str, Callable[..., Any]] = {
     "MaxPool2dPick": max_pool2d_pick,
     "AvgPool2d": avg_pool2d,
     "AvgPool2dBackward": avg_pool2d_backward,
+    "Conv2dMaxPool2d": conv2d_max_pool2d,
+    "MaxPool2dRoute": max_pool2d_route,
 }
 
 

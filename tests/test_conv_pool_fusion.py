@@ -1,0 +1,262 @@
+"""A convolution followed by max pooling runs as one fused op where the backend can:
+the same outputs and gradients as the two ops, by the reference Function as by the fast
+path, at any thread count; and without keeping the convolution's output."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from support.helpers import DEVICES, to_host
+
+import minitorch_accel as mta
+from minitorch_accel import nn
+from minitorch_accel.backends import pool_kernels as pk
+from minitorch_accel.backends.image_geometry import pool_geometry
+from minitorch_accel.backends.numpy import fast_conv as fc
+from minitorch_accel.ops import conv_pool
+from minitorch_accel.ops.conv_pool import Conv2dMaxPool2d, conv2d_max_pool2d, first_max_tap
+from minitorch_accel.utils.gradcheck import gradcheck, gradgradcheck
+
+F = nn.functional
+
+# (x shape, w shape, conv kwargs, pooling kernel): a first layer (C = 1: kernel-major
+# cols, the bias inside the GEMM), channels-last cols, stride and padding with a 3x3
+# pooling, groups and dilation with a 2x3 pooling that leaves a border uncovered.
+CASES = [
+    ((5, 1, 12, 12), (6, 1, 3, 3), {}, 2),
+    ((4, 8, 11, 11), (16, 8, 3, 3), {}, 2),
+    ((3, 4, 13, 13), (6, 4, 3, 3), {"stride": 2, "padding": 2}, 3),
+    ((3, 4, 12, 13), (6, 2, 2, 3), {"dilation": 2, "groups": 2}, (2, 3)),
+]
+
+
+@pytest.fixture(autouse=True)
+def fuse_every_convolution(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fuse the convolutions of every case, whatever their K (the default fuses only
+    convolutions with few multiply-adds per output value)."""
+    monkeypatch.setattr(conv_pool, "FUSE_MAX_K", 1 << 30)
+
+
+def _levels(shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    """float64 values from a few levels: many pooling windows hold tied maxima."""
+    return rng.integers(-2, 3, size=shape).astype(np.float64)
+
+
+def _grads(run: Any, x: np.ndarray, w: np.ndarray, b: np.ndarray, device: str) -> list[Any]:
+    """The output of ``run(x, w, b)`` and the gradients of x, w and b for a fixed
+    projection of the output."""
+    tx, tw, tb = (mta.tensor(a, device=device, requires_grad=True) for a in (x, w, b))
+    y = run(tx, tw, tb)
+    g = np.random.default_rng(7).standard_normal(tuple(y.shape))
+    y.backward(mta.tensor(g, device=device))
+    return [to_host(t) for t in (y, tx.grad, tw.grad, tb.grad)]
+
+
+def _case_arrays(case: tuple[Any, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(3)
+    x_shape, w_shape, _, _ = case
+    return _levels(x_shape, rng), _levels(w_shape, rng) * 0.5, _levels(w_shape[:1], rng)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_fused_equals_the_two_ops(case: tuple[Any, ...], device: str) -> None:
+    x, w, b = _case_arrays(case)
+    _, _, conv, kernel = case
+
+    def fused(tx: mta.Tensor, tw: mta.Tensor, tb: mta.Tensor) -> mta.Tensor:
+        y = conv2d_max_pool2d(tx, tw, tb, **conv, kernel_size=kernel)
+        if device == "cpu":  # the CPU's backend fuses them
+            assert isinstance(y.grad_fn, Conv2dMaxPool2d)
+        return y
+
+    def unfused(tx: mta.Tensor, tw: mta.Tensor, tb: mta.Tensor) -> mta.Tensor:
+        return F.max_pool2d(F.conv2d(tx, tw, tb, **conv), kernel)
+
+    got, want = _grads(fused, x, w, b, device), _grads(unfused, x, w, b, device)
+    for a, e in zip(got, want, strict=True):
+        assert a.shape == e.shape
+        np.testing.assert_allclose(a, e, rtol=1e-12, atol=1e-12)
+    assert np.count_nonzero(got[1] == 0) > 0 and np.count_nonzero(got[1]) > 0
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_the_reference_function_equals_the_fast_path(case: tuple[Any, ...]) -> None:
+    x, w, b = _case_arrays(case)
+    _, _, conv, kernel = case
+    full = {"stride": 1, "padding": 0, "dilation": 1, "groups": 1, **conv}
+
+    def direct(tx: mta.Tensor, tw: mta.Tensor, tb: mta.Tensor) -> mta.Tensor:
+        shape = F.conv2d(tx, tw, tb, **conv).shape
+        pool = pool_geometry("max_pool2d", tuple(shape), kernel, kernel, 0)
+        return Conv2dMaxPool2d.apply(tx, tw, tb, pool=pool, **full)
+
+    fast = _grads(direct, x, w, b, "cpu")
+    with mta.fast_paths(False):
+        reference = _grads(direct, x, w, b, "cpu")
+    for a, e in zip(fast, reference, strict=True):
+        np.testing.assert_allclose(a, e, rtol=1e-12, atol=1e-12)
+
+
+def test_first_max_tap_routes_ties_to_the_first_and_nan_to_the_last_nan() -> None:
+    rng = np.random.default_rng(0)
+    y = _levels((3, 5, 6, 8), rng)
+    y[0, 0, :2, :2] = [[1.0, np.nan], [np.nan, 2.0]]  # the last NaN: tap 2
+    y[0, 1, :2, :2] = [[np.nan, 3.0], [3.0, np.nan]]  # tap 3
+    y[0, 2, :2, :2] = [[1.0, 4.0], [4.0, 0.0]]  # a tie: the first, tap 1
+    x = np.ascontiguousarray(y.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)  # channels-last
+    geo = pool_geometry("max_pool2d", x.shape, 2, 2, 0)
+    p = pk.max_pool2d_forward(np, x, 2, 2, 0)
+    reference = first_max_tap(np, x, p, geo)
+    fast = pk.max_pool2d_first_tap(np, x, p, 2, out=np.empty(p.shape, np.uint8))
+    np.testing.assert_array_equal(fast, reference)
+    # The 2x2 shortcut (row maxima first) gives the same taps and maxima.
+    pooled, taps = np.empty_like(p), np.empty(p.shape, np.uint8)
+    pk.max_pool2d_forward_with_tap(np, x, 2, out=pooled, tap=taps)
+    np.testing.assert_array_equal(taps, reference)
+    np.testing.assert_array_equal(pooled, p)
+    assert [int(reference[0, c, 0, 0]) for c in range(3)] == [2, 3, 1]
+    # Every tap is the first one equal to the window's maximum (or a NaN).
+    views = [x[:, :, i::2, j::2] for i in range(2) for j in range(2)]
+    for t in range(4):
+        chosen = reference == t
+        assert np.all((views[t] == p) | np.isnan(p) | ~chosen)
+        for earlier in views[:t]:
+            assert not np.any(chosen & (earlier == p))
+
+
+@pytest.mark.parametrize("kernel", [(2, 2), (3, 3), (2, 3), (1, 2)])
+def test_pooling_with_taps_equals_the_reference_for_any_kernel(kernel: tuple[int, int]) -> None:
+    rng = np.random.default_rng(4)
+    x = _levels((2, 3, 12, 12), rng)
+    x[0, 0, 0, 1] = x[1, 2, 5, 5] = np.nan
+    geo = pool_geometry("max_pool2d", x.shape, kernel, kernel, 0)
+    pooled, taps = np.empty(geo.y_shape), np.empty(geo.y_shape, np.uint8)
+    pk.max_pool2d_forward_with_tap(np, x, kernel, out=pooled, tap=taps)
+    np.testing.assert_array_equal(pooled, pk.max_pool2d_forward(np, x, kernel))
+    np.testing.assert_array_equal(taps, first_max_tap(np, x, pooled, geo))
+    assert np.isnan(pooled).sum() == 2
+
+
+def test_nan_routing_matches_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+    x = np.array([[1.0, np.nan], [np.nan, 2.0], [np.nan, 3.0], [3.0, np.nan]]).reshape(1, 1, 4, 2)
+    w = np.ones((1, 1, 1, 1))
+    tx = mta.tensor(x, requires_grad=True)
+    conv2d_max_pool2d(tx, mta.tensor(w), None, kernel_size=2).sum().backward()
+    ref = torch.tensor(x, requires_grad=True)
+    torch.nn.functional.max_pool2d(ref, 2).sum().backward()
+    np.testing.assert_array_equal(to_host(tx.grad), ref.grad.numpy())
+
+
+def test_double_backward_by_finite_differences() -> None:
+    rng = np.random.default_rng(5)
+    x = mta.tensor(rng.standard_normal((2, 2, 7, 7)), requires_grad=True)
+    w = mta.tensor(rng.standard_normal((3, 2, 2, 2)), requires_grad=True)
+    b = mta.tensor(rng.standard_normal(3), requires_grad=True)
+
+    def op(x: mta.Tensor, w: mta.Tensor, b: mta.Tensor) -> mta.Tensor:
+        return conv2d_max_pool2d(x, w, b, padding=1, kernel_size=2)
+
+    assert gradcheck(op, (x, w, b))
+    assert gradgradcheck(op, (x, w, b))
+
+
+def test_results_do_not_depend_on_the_thread_count() -> None:
+    before = mta.get_num_threads()
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((9, 3, 14, 14)).astype(np.float32)
+    w = rng.standard_normal((8, 3, 3, 3)).astype(np.float32)
+    b = rng.standard_normal(8).astype(np.float32)
+    results = {}
+    try:
+        for threads in (1, 2, 4):
+            mta.set_num_threads(threads)
+            results[threads] = _grads(
+                lambda tx, tw, tb: conv2d_max_pool2d(tx, tw, tb, kernel_size=2), x, w, b, "cpu"
+            )
+    finally:
+        mta.set_num_threads(before)
+    for threads in (2, 4):
+        for a, e in zip(results[threads], results[1], strict=True):
+            np.testing.assert_array_equal(a, e)
+
+
+def _lenet_like() -> nn.Sequential:
+    mta.manual_seed(0)
+    return nn.Sequential(
+        nn.Conv2d(1, 4, 3), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(4, 6, 3), nn.MaxPool2d(2)
+    ).to(dtype=mta.float64)
+
+
+def test_sequential_fuses_and_gives_the_modules_results() -> None:
+    net = _lenet_like()
+    assert [net.fused_conv_pool(i) for i in range(5)] == [3, 0, 0, 2, 0]
+    x = np.random.default_rng(1).random((4, 1, 16, 16))
+
+    def run() -> list[np.ndarray]:
+        tx = mta.tensor(x, requires_grad=True)
+        for p in net.parameters():
+            p.grad = None
+        y = net(tx)
+        y.sum().backward()
+        return [to_host(y), to_host(tx.grad)] + [to_host(p.grad) for p in net.parameters()]
+
+    fused = run()
+    net.fuse_conv_pool = False
+    assert net.fused_conv_pool(0) == 0
+    apart = run()
+    for a, e in zip(fused, apart, strict=True):
+        np.testing.assert_allclose(a, e, rtol=1e-12, atol=1e-12)
+
+
+def test_what_runs_unfused() -> None:
+    x = mta.randn(2, 1, 10, 10, requires_grad=True)
+    net = _lenet_like().to(dtype=mta.float32)
+    node = net[:3](x).grad_fn
+    assert node is not None and node.name() == "ReluBackward"
+    assert node.next_functions[0][0].name() == "Conv2dMaxPool2dBackward"
+
+    class MyConv(nn.Conv2d):
+        pass
+
+    conv_pool.FUSE_MAX_K = 8  # the first convolution (K = 9) is then left unfused
+    assert not conv_pool.fuses(tuple(net[0].weight.shape))
+    assert net[:3](x).grad_fn.next_functions[0][0].name() == "MaxPool2dBackward"
+    conv_pool.FUSE_MAX_K = 1 << 30
+
+    custom = nn.Sequential(MyConv(1, 2, 3), nn.MaxPool2d(2))
+    assert custom.fused_conv_pool(0) == 0
+    overlapping = conv2d_max_pool2d(x, net[0].weight, None, kernel_size=3, pool_stride=2)
+    assert overlapping.grad_fn.name() == "MaxPool2dBackward"
+    with mta.fast_paths(False):
+        assert net[:3](x).grad_fn.next_functions[0][0].name() == "MaxPool2dBackward"
+
+
+def test_the_fused_node_keeps_a_byte_per_window_not_the_convolution_output() -> None:
+    x = mta.randn(4, 1, 28, 28)
+    conv, pool = nn.Conv2d(1, 8, 3), nn.MaxPool2d(2)
+    y = conv.forward_max_pooled(x, pool)
+    node = y.grad_fn
+    assert isinstance(node, Conv2dMaxPool2d)
+    assert node.tap.dtype == np.uint8 and node.tap.shape == tuple(y.shape)
+    assert not any(
+        isinstance(v, np.ndarray) and v.shape == (4, 8, 26, 26) for v in vars(node).values()
+    )
+    cols: Any = node.cols  # what the weight gradient makes each block's im2col rows from
+    assert isinstance(cols, fc.BlockCols) and cols.x is x.array
+
+
+def test_a_kept_gradient_goes_only_to_its_own_grad_output() -> None:
+    x = np.ones((2, 1, 5, 5), np.float32)
+    w = np.ones((2, 1, 3, 3), np.float32)
+    _, cols = fc.threaded_conv2d_forward(x, w, np.zeros(2, np.float32))
+    grad_y, other = np.ones((2, 2, 3, 3), np.float32), np.ones((2, 2, 3, 3), np.float32)
+    kept = np.full(2, 5.0, np.float32)
+    cols.keep("bias", grad_y, kept)
+    assert cols.take("bias", other) is None  # another array: computed afresh
+    cols.keep("bias", grad_y, kept)
+    assert cols.take("bias", grad_y) is kept
+    assert cols.take("bias", grad_y) is None  # taken once
