@@ -319,6 +319,17 @@ class WeightGradSlots:
         What makes each block's im2col rows again.
     bias : bool
         Also sum the rows (the bias gradient).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x, w = np.ones((4, 1, 5, 5), np.float32), np.ones((2, 1, 3, 3), np.float32)
+    >>> y, cols = threaded_conv2d_forward(x, w, None)
+    >>> slots = WeightGradSlots(np.ones((4 * 3 * 3, 2), np.float32), cols, bias=True)
+    >>> slots.block(0, 4)  # one block holds all four images here
+    >>> gw, gb = slots.total()
+    >>> float(gw[0, 0, 0, 0]), gb.tolist()
+    (36.0, [36.0, 36.0])
     """
 
     def __init__(self, gy: Array, cols: BlockCols, bias: bool) -> None:
