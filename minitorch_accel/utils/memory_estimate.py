@@ -5,7 +5,9 @@ The arithmetic of the tutorial "How big a model fits", as a function:
 * **parameters** ``P`` bytes, **gradients** ``P`` more (one per weight), **optimizer
   state** ``0`` (plain SGD), ``P`` (momentum) or ``2P`` (Adam's two moving averages):
   Adam training holds three copies of the weights beside them;
-* **activations**: every layer's output is kept until backward reaches the layer, plus
+* **activations**: every layer's output is kept until backward reaches the layer (a
+  convolution's or linear layer's, which only the next layer's node holds, until
+  backward has passed that next layer), plus
   what the layer saves beside it (on a GPU, a convolution's im2col matrix, ``K =
   C*kh*kw`` times its input per output pixel; batch norm's normalized input; dropout's
   mask) -- all proportional to the batch, summed over the depth. The CPU's convolution
@@ -62,6 +64,7 @@ class LayerMemory:
     parameters: int
     workspace: int = 0  # a temporary of its backward, freed within it
     kept: bool = True  # False: fused with the next layer, its output never kept
+    freed_by_next: bool = False  # its output is held by the next layer only
 
 
 @dataclass
@@ -285,12 +288,15 @@ def memory_estimate(
     for i, (name, m) in enumerate(leaves):
         layers.append(_layer(name, m, shape, itemsize, keeps_cols))
         shape = layers[-1].output_shape
+        # a convolution's or linear layer's own node keeps no output: the next
+        # layer's does, and lets it go when backward has passed that layer
+        layers[-1].freed_by_next = isinstance(m, (nn.Conv2d, nn.Linear))
         if i in fused:  # pooled block by block: the output is never kept
             layers[-1].kept = False
         if i - 1 in fused:  # the pooling keeps a byte per window: which tap was its maximum
             layers[-1].saved += prod(shape)
-            # and not its output: a ReLU after it keeps its own instead
-            layers[-1].kept = i + 1 == len(leaves) or not isinstance(leaves[i + 1][1], nn.ReLU)
+            # and not its output: the next layer holds it, until its own backward
+            layers[-1].freed_by_next = True
     classes = num_classes if num_classes is not None else int(prod(shape[1:]))
     loss_saved = batch * classes * itemsize  # cross-entropy keeps the log-probabilities
     layers.append(LayerMemory("loss", (), itemsize, loss_saved, 0))
@@ -310,7 +316,7 @@ def memory_estimate(
         grad_out = max(lay.output, itemsize)
         grad_in = in_sizes[i] if i > 0 and lay.output else 0
         alive = grad_out + grad_in + weight_grads
-        held = fixed + sum(kept[: i + 1]) + alive
+        held = fixed + sum(kept[: i + 1]) - lay.output * lay.freed_by_next + alive
         if held > best:
             best, phase, grads_at_peak = held, f"backward of {lay.name or 'layer'}", alive
     return MemoryEstimate(
