@@ -265,6 +265,7 @@ def threaded_conv2d_max_pool2d(
     # block: each one hands the interpreter lock between the threads)
     two = pool.kernel == (2, 2)
     wins = empty_with_layout(np, (3, *pool.y_shape), bool, (0, *(1 + i for i in ck.NHWC)))
+    nan_blocks = []  # blocks whose pooled maxima hold NaN (a maximum is NaN where any is)
 
     def block(s: int, e: int) -> None:
         rows = buffer_cache.empty(np, ((e - s) * oh * ow, o), x.dtype)
@@ -274,11 +275,13 @@ def threaded_conv2d_max_pool2d(
             pk.max_pool2d_2x2_wins(np, y, p[s:e], wins[:, s:e])
         else:
             pk.max_pool2d_forward_with_tap(np, y, pool.kernel, out=p[s:e], tap=tap[s:e])
+        if np.isnan(p[s:e].max()):
+            nan_blocks.append(s)
 
     for_blocks(x.shape[0], block, _conv_block(geo, x.itemsize))
     if two:
         pk.taps_from_wins(np, wins, tap)
-    if np.isnan(p).any():  # rare: windows holding NaN take their last NaN, from the output
+    if nan_blocks:  # rare: windows holding NaN take their last NaN, from the output
         y = ck.conv2d_forward(np, x, w, b, stride, padding, dilation, groups)[0]
         pk.max_pool2d_first_tap(np, y, p, pool.kernel, out=tap)
     return p, tap, source
