@@ -235,6 +235,23 @@ def test_what_runs_unfused() -> None:
         assert net[:3](x).grad_fn.next_functions[0][0].name() == "MaxPool2dBackward"
 
 
+def test_without_a_gradient_the_ops_run_as_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    net = _lenet_like()
+    x = mta.randn(2, 1, 10, 10, dtype=mta.float64)
+    with_grad = to_host(net(x))  # the parameters require grad: fused
+    assert net[:3](x).grad_fn.next_functions[0][0].name() == "Conv2dMaxPool2dBackward"
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("fused without a gradient to record")
+
+    monkeypatch.setattr(Conv2dMaxPool2d, "apply", refuse)
+    with mta.no_grad():
+        np.testing.assert_array_equal(to_host(net(x)), with_grad)
+    for p in net.parameters():
+        p.requires_grad_(False)
+    np.testing.assert_array_equal(to_host(net(x)), with_grad)
+
+
 def test_the_fused_node_keeps_a_byte_per_window_not_the_convolution_output() -> None:
     x = mta.randn(4, 1, 28, 28)
     conv, pool = nn.Conv2d(1, 8, 3), nn.MaxPool2d(2)

@@ -125,6 +125,11 @@ def fuses(w_shape: tuple[int, ...]) -> bool:
     return w_shape[1] * w_shape[2] * w_shape[3] <= FUSE_MAX_K
 
 
+def _records_grad(*tensors: Tensor | None) -> bool:
+    """Whether an op on ``tensors`` records a node for backward."""
+    return is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors)
+
+
 def conv2d_max_pool2d(
     input: Tensor,
     weight: Tensor,
@@ -142,16 +147,18 @@ def conv2d_max_pool2d(
     kernel_size, pool_stride, pool_padding)``, as one op where that pays.
 
     The two run fused (:class:`Conv2dMaxPool2d`) when fast paths are on, the device's
-    backend has one for the fused op, the convolution does few multiply-adds per output
-    value (:func:`fuses`) and the pooling windows tile the image (stride equal to the
-    kernel, no padding); otherwise as written. The values are the same
+    backend has one for the fused op, a gradient is being recorded (without one,
+    nothing is kept for a backward and the ops as written are faster: the fused one
+    finds each window's maximum for the backward), the convolution does few
+    multiply-adds per output value (:func:`fuses`) and the pooling windows tile the
+    image (stride equal to the kernel, no padding); otherwise as written. The values are the same
     either way, and so are the gradients; in a pooling window holding NaN the fused op
     sends the gradient to the last NaN (as PyTorch), the unfused one to its last tap.
 
     Examples
     --------
     >>> import minitorch_accel as mta
-    >>> x, w = mta.randn(2, 1, 6, 6), mta.randn(4, 1, 3, 3)
+    >>> x, w = mta.randn(2, 1, 6, 6), mta.randn(4, 1, 3, 3, requires_grad=True)
     >>> fused = conv2d_max_pool2d(x, w, None, kernel_size=2)
     >>> bool((fused == mta.nn.functional.max_pool2d(mta.nn.functional.conv2d(x, w), 2)).all())
     True
@@ -160,6 +167,7 @@ def conv2d_max_pool2d(
     fast = isinstance(input, Tensor) and isinstance(weight, Tensor) and is_fast_paths_enabled()
     if (
         fast
+        and _records_grad(input, weight, bias)
         and fuses(tuple(weight.shape))
         and Conv2dMaxPool2d.op_name in (input.device.backend.fast_forwards)
     ):
