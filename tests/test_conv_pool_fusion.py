@@ -60,20 +60,22 @@ def _case_arrays(case: tuple[Any, ...]) -> tuple[np.ndarray, np.ndarray, np.ndar
     return _levels(x_shape, rng), _levels(w_shape, rng) * 0.5, _levels(w_shape[:1], rng)
 
 
+@pytest.mark.parametrize("relu", [False, True], ids=["pool", "pool+relu"])
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("case", CASES, ids=str)
-def test_fused_equals_the_two_ops(case: tuple[Any, ...], device: str) -> None:
+def test_fused_equals_the_two_ops(case: tuple[Any, ...], device: str, relu: bool) -> None:
     x, w, b = _case_arrays(case)
     _, _, conv, kernel = case
 
     def fused(tx: mta.Tensor, tw: mta.Tensor, tb: mta.Tensor) -> mta.Tensor:
-        y = conv2d_max_pool2d(tx, tw, tb, **conv, kernel_size=kernel)
+        y = conv2d_max_pool2d(tx, tw, tb, **conv, kernel_size=kernel, relu=relu)
         if device == "cpu":  # the CPU's backend fuses them
             assert isinstance(y.grad_fn, Conv2dMaxPool2d)
         return y
 
     def unfused(tx: mta.Tensor, tw: mta.Tensor, tb: mta.Tensor) -> mta.Tensor:
-        return F.max_pool2d(F.conv2d(tx, tw, tb, **conv), kernel)
+        y = F.max_pool2d(F.conv2d(tx, tw, tb, **conv), kernel)
+        return F.relu(y) if relu else y
 
     got, want = _grads(fused, x, w, b, device), _grads(unfused, x, w, b, device)
     for a, e in zip(got, want, strict=True):
@@ -82,8 +84,9 @@ def test_fused_equals_the_two_ops(case: tuple[Any, ...], device: str) -> None:
     assert np.count_nonzero(got[1] == 0) > 0 and np.count_nonzero(got[1]) > 0
 
 
+@pytest.mark.parametrize("relu", [False, True], ids=["pool", "pool+relu"])
 @pytest.mark.parametrize("case", CASES, ids=str)
-def test_the_reference_function_equals_the_fast_path(case: tuple[Any, ...]) -> None:
+def test_the_reference_function_equals_the_fast_path(case: tuple[Any, ...], relu: bool) -> None:
     x, w, b = _case_arrays(case)
     _, _, conv, kernel = case
     full = {"stride": 1, "padding": 0, "dilation": 1, "groups": 1, **conv}
@@ -91,7 +94,7 @@ def test_the_reference_function_equals_the_fast_path(case: tuple[Any, ...]) -> N
     def direct(tx: mta.Tensor, tw: mta.Tensor, tb: mta.Tensor) -> mta.Tensor:
         shape = F.conv2d(tx, tw, tb, **conv).shape
         pool = pool_geometry("max_pool2d", tuple(shape), kernel, kernel, 0)
-        return Conv2dMaxPool2d.apply(tx, tw, tb, pool=pool, **full)
+        return Conv2dMaxPool2d.apply(tx, tw, tb, pool=pool, relu=relu, **full)
 
     fast = _grads(direct, x, w, b, "cpu")
     with mta.fast_paths(False):
@@ -140,15 +143,42 @@ def test_pooling_with_taps_equals_the_reference_for_any_kernel(kernel: tuple[int
     assert np.isnan(pooled).sum() == 2
 
 
-def test_nan_routing_matches_pytorch() -> None:
+@pytest.mark.parametrize("relu", [False, True], ids=["pool", "pool+relu"])
+def test_nan_routing_matches_pytorch(relu: bool) -> None:
     torch = pytest.importorskip("torch")
     x = np.array([[1.0, np.nan], [np.nan, 2.0], [np.nan, 3.0], [3.0, np.nan]]).reshape(1, 1, 4, 2)
+    x = np.concatenate([x, -x, x - 5, np.nan_to_num(x - 2)], axis=3)  # maxima > 0, < 0, = 0
     w = np.ones((1, 1, 1, 1))
     tx = mta.tensor(x, requires_grad=True)
-    conv2d_max_pool2d(tx, mta.tensor(w), None, kernel_size=2).sum().backward()
+    y = conv2d_max_pool2d(tx, mta.tensor(w), None, kernel_size=2, relu=relu)
+    y.sum().backward()
     ref = torch.tensor(x, requires_grad=True)
-    torch.nn.functional.max_pool2d(ref, 2).sum().backward()
+    ref_y = torch.nn.functional.max_pool2d(ref, 2)
+    ref_y = torch.relu(ref_y) if relu else ref_y
+    ref_y.sum().backward()
+    np.testing.assert_array_equal(to_host(y), ref_y.detach().numpy())
     np.testing.assert_array_equal(to_host(tx.grad), ref.grad.numpy())
+
+
+def test_relu_taps_mark_the_windows_the_relu_closes() -> None:
+    # relu(max(window)) passes no gradient where the maximum is <= 0; a NaN passes it
+    # (PyTorch's ReLU masks where its output <= 0)
+    p = np.array([2.0, -1.0, 0.0, np.nan, 0.5])
+    tap = np.array([3, 1, 2, 0, 0], np.uint8)
+    y, masked = conv_pool.relu_taps(np, p, tap)
+    np.testing.assert_array_equal(y, [2.0, 0.0, 0.0, np.nan, 0.5])
+    assert masked.tolist() == [3, pk.NO_TAP, pk.NO_TAP, 0, 0]
+    assert masked.dtype == np.uint8
+    grad = pk.max_pool2d_route(
+        np, np.ones((1, 1, 1, 5)), masked.reshape(1, 1, 1, 5), 2, out=np.empty((1, 1, 2, 10))
+    )
+    assert grad.reshape(2, 5, 2).transpose(1, 0, 2).reshape(5, 4).tolist() == [
+        [0, 0, 0, 1],
+        [0, 0, 0, 0],
+        [0, 0, 0, 0],
+        [1, 0, 0, 0],
+        [1, 0, 0, 0],
+    ]
 
 
 def test_double_backward_by_finite_differences() -> None:
@@ -160,8 +190,14 @@ def test_double_backward_by_finite_differences() -> None:
     def op(x: mta.Tensor, w: mta.Tensor, b: mta.Tensor) -> mta.Tensor:
         return conv2d_max_pool2d(x, w, b, padding=1, kernel_size=2)
 
+    def op_relu(x: mta.Tensor, w: mta.Tensor, b: mta.Tensor) -> mta.Tensor:
+        return conv2d_max_pool2d(x, w, b, padding=1, kernel_size=2, relu=True)
+
     assert gradcheck(op, (x, w, b))
     assert gradgradcheck(op, (x, w, b))
+    assert 0 < np.count_nonzero(to_host(op_relu(x, w, b))) < op_relu(x, w, b).numel()
+    assert gradcheck(op_relu, (x, w, b))
+    assert gradgradcheck(op_relu, (x, w, b))
 
 
 def test_results_do_not_depend_on_the_thread_count() -> None:
@@ -175,7 +211,11 @@ def test_results_do_not_depend_on_the_thread_count() -> None:
         for threads in (1, 2, 4):
             mta.set_num_threads(threads)
             results[threads] = _grads(
-                lambda tx, tw, tb: conv2d_max_pool2d(tx, tw, tb, kernel_size=2), x, w, b, "cpu"
+                lambda tx, tw, tb: conv2d_max_pool2d(tx, tw, tb, kernel_size=2, relu=True),
+                x,
+                w,
+                b,
+                "cpu",
             )
     finally:
         mta.set_num_threads(before)
@@ -215,9 +255,8 @@ def test_sequential_fuses_and_gives_the_modules_results() -> None:
 def test_what_runs_unfused() -> None:
     x = mta.randn(2, 1, 10, 10, requires_grad=True)
     net = _lenet_like().to(dtype=mta.float32)
-    node = net[:3](x).grad_fn
-    assert node is not None and node.name() == "ReluBackward"
-    assert node.next_functions[0][0].name() == "Conv2dMaxPool2dBackward"
+    node = net[:3](x).grad_fn  # the ReLU between them is part of the fused op
+    assert node is not None and node.name() == "Conv2dMaxPool2dBackward"
 
     class MyConv(nn.Conv2d):
         pass
@@ -239,7 +278,7 @@ def test_without_a_gradient_the_ops_run_as_written(monkeypatch: pytest.MonkeyPat
     net = _lenet_like()
     x = mta.randn(2, 1, 10, 10, dtype=mta.float64)
     with_grad = to_host(net(x))  # the parameters require grad: fused
-    assert net[:3](x).grad_fn.next_functions[0][0].name() == "Conv2dMaxPool2dBackward"
+    assert net[:3](x).grad_fn.name() == "Conv2dMaxPool2dBackward"
 
     def refuse(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("fused without a gradient to record")

@@ -19,6 +19,11 @@ from typing import Any
 from .image_geometry import IntPair, PoolGeometry, pool_geometry, window
 from .layout import Array, empty_with_layout, padded, physical_order, with_layout
 
+#: The tap byte of a window whose gradient goes nowhere (a ReLU after the pooling
+#: zeroed its output): :func:`max_pool2d_route` sends a window's gradient to the tap
+#: equal to its byte, and no tap of a window is numbered 255.
+NO_TAP = 255
+
 
 def _offsets(geo: PoolGeometry) -> list[tuple[int, int]]:
     """Window offsets in row-major order (the order PyTorch scans a window)."""
@@ -247,7 +252,8 @@ def taps_from_wins(xp: Any, wins: Array, tap: Array) -> Array:
 def max_pool2d_route(xp: Any, grad_y: Array, tap: Array, kernel_size: IntPair, out: Array) -> Array:
     """The gradient of max pooling routed by tap index: ``out`` (shaped as the input of
     windows that tile it) gets each window's gradient at the tap ``tap`` names
-    (:func:`max_pool2d_first_tap`) and zeros elsewhere.
+    (:func:`max_pool2d_first_tap`) and zeros elsewhere (everywhere in a window whose
+    tap is :data:`NO_TAP`).
     """
     geo = pool_geometry("max_pool2d", out.shape, kernel_size, kernel_size, 0)
     canvas = _grad_canvas(xp, geo, grad_y.dtype, physical_order(out), out)

@@ -131,7 +131,8 @@ class Sequential(_ModuleSequence):
         ReLU) runs with the pooling as one op where the backend has a fast path for it
         and fusing pays (*operator fusion*, :meth:`Conv2d.forward_max_pooled`: a first
         layer, whose output costs more to move than to compute): the convolution's
-        output is pooled block by block while in the core's cache and is never kept. The values are
+        output is pooled block by block while in the core's cache and is never kept,
+        and a ReLU between them is taken on the pooled block there too. The values are
         the same, and so are the gradients (a window holding NaN sends its gradient to
         the last NaN, as PyTorch); set :attr:`fuse_conv_pool` to False to run the
         modules one by one.
@@ -154,9 +155,8 @@ class Sequential(_ModuleSequence):
             fused = self.fused_conv_pool(i, modules)
             if fused:
                 conv, pool = modules[i], modules[i + fused - 1]
-                input = conv.forward_max_pooled(input, pool)
-                if fused == 3:
-                    input = modules[i + 1](input)  # the ReLU, after the pooling
+                # the ReLU between them, if any, runs after the pooling, in the same op
+                input = conv.forward_max_pooled(input, pool, relu=fused == 3)
                 i += fused
             elif self.runs_pool_first(i, modules):
                 input = modules[i](modules[i + 1](input))

@@ -128,9 +128,10 @@ class Conv2d(Module):
             input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
         )
 
-    def forward_max_pooled(self, input: Tensor, pool: MaxPool2d) -> Tensor:
-        """``pool(self(input))`` as one op where the backend can fuse them and fusing
-        pays (:func:`~minitorch_accel.ops.conv_pool.conv2d_max_pool2d`): the same values.
+    def forward_max_pooled(self, input: Tensor, pool: MaxPool2d, relu: bool = False) -> Tensor:
+        """``pool(self(input))`` (with ``relu``, its ReLU) as one op where the backend
+        can fuse them and fusing pays
+        (:func:`~minitorch_accel.ops.conv_pool.conv2d_max_pool2d`): the same values.
 
         Examples
         --------
@@ -152,6 +153,7 @@ class Conv2d(Module):
             kernel_size=pool.kernel_size,
             pool_stride=pool.stride,
             pool_padding=pool.padding,
+            relu=relu,
         )
 
     def _check_input(self, input: Tensor) -> None:

@@ -10,7 +10,11 @@ leaves the cache, and keeps for the backward only *which tap* of each window hel
 first maximum, one byte per pooled value (:func:`first_max_tap`; for 2x2 windows a
 sixteenth of the bytes of the float32 output it replaces). The backward routes the
 gradient by that byte (:class:`MaxPool2dRoute`) and goes on with the convolution's own
-gradients.
+gradients. A ReLU after the pooling joins the op too (``relu=True``): its output is
+``max(p, 0)`` taken on the pooled block in cache, and its gradient mask becomes one more
+value of the byte, :data:`NO_TAP` (the window's gradient goes nowhere), so neither a
+pass over the ReLU's output in the forward nor one over its gradient in the backward
+is left.
 
 :class:`~minitorch_accel.nn.Sequential` runs a :class:`~minitorch_accel.nn.Conv2d`
 followed by a :class:`~minitorch_accel.nn.MaxPool2d` through :func:`conv2d_max_pool2d`,
@@ -27,11 +31,13 @@ from typing import Any
 
 from ..backends.fast_paths import is_fast_paths_enabled
 from ..backends.image_geometry import IntPair, PoolGeometry, conv_geometry, pool_geometry
+from ..backends.pool_kernels import NO_TAP
 from ..core import autocast_state
 from ..core.function import Function
 from ..core.grad_mode import is_grad_enabled
 from ..core.tensor import Tensor
 from .conv import Conv2d, _check_arrays, conv2d, conv2d_grads
+from .elementwise import relu as relu_op
 from .pool import _check, max_pool2d, scatter, taps
 
 
@@ -56,17 +62,43 @@ def first_max_tap(xp: Any, y: Any, p: Any, geo: PoolGeometry) -> Any:
     return xp.where(p != p, last_nan, first).astype(xp.uint8)
 
 
+def relu_taps(xp: Any, p: Any, tap: Any) -> Any:
+    """``p``'s ReLU, and ``tap`` with :data:`NO_TAP` where the ReLU's gradient is zero:
+    where ``p <= 0`` (PyTorch's rule, so a NaN maximum passes its gradient on to the
+    window's last NaN).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y, tap = relu_taps(np, np.array([-1.0, 2.0, 0.0]), np.array([3, 1, 0], np.uint8))
+    >>> y.tolist(), tap.tolist()
+    ([0.0, 2.0, 0.0], [255, 1, 255])
+    """
+    return xp.maximum(p, 0), xp.where(p <= 0, NO_TAP, tap).astype(xp.uint8)
+
+
 class Conv2dMaxPool2d(Conv2d):
     """``p = max_pool2d(conv2d(x, w) + b)``, keeping each window's :func:`first_max_tap`
-    (``self.tap``) instead of the convolution's output.
+    (``self.tap``) instead of the convolution's output; with ``relu``, ``max(p, 0)``,
+    the ReLU's gradient mask kept in the taps (:func:`relu_taps`).
     """
 
     def forward(  # type: ignore[override]
-        self, x: Any, w: Any, b: Any, *, pool: PoolGeometry, keep_cols: bool = False, **conv: Any
+        self,
+        x: Any,
+        w: Any,
+        b: Any,
+        *,
+        pool: PoolGeometry,
+        relu: bool = False,
+        keep_cols: bool = False,
+        **conv: Any,
     ) -> Any:
         y = super().forward(x, w, b, **conv)
         p = reduce(self.xp.maximum, taps(self.xp, y, pool, float("-inf")))
         self.pool, self.tap = pool, first_max_tap(self.xp, y, p, pool)
+        if relu:
+            p, self.tap = relu_taps(self.xp, p, self.tap)
         return p
 
     def backward(self, gp: Tensor) -> tuple[Tensor | None, ...]:
@@ -142,9 +174,11 @@ def conv2d_max_pool2d(
     kernel_size: IntPair,
     pool_stride: IntPair | None = None,
     pool_padding: IntPair = 0,
+    relu: bool = False,
 ) -> Tensor:
     """``max_pool2d(conv2d(input, weight, bias, stride, padding, dilation, groups),
-    kernel_size, pool_stride, pool_padding)``, as one op where that pays.
+    kernel_size, pool_stride, pool_padding)``, then its ``relu`` if asked, as one op
+    where that pays.
 
     The two run fused (:class:`Conv2dMaxPool2d`) when fast paths are on, the device's
     backend has one for the fused op, a gradient is being recorded (without one,
@@ -154,6 +188,7 @@ def conv2d_max_pool2d(
     image (stride equal to the kernel, no padding); otherwise as written. The values are the same
     either way, and so are the gradients; in a pooling window holding NaN the fused op
     sends the gradient to the last NaN (as PyTorch), the unfused one to its last tap.
+    With ``relu``, the ReLU of the pooled values joins the op (:func:`relu_taps`).
 
     Examples
     --------
@@ -161,6 +196,8 @@ def conv2d_max_pool2d(
     >>> x, w = mta.randn(2, 1, 6, 6), mta.randn(4, 1, 3, 3, requires_grad=True)
     >>> fused = conv2d_max_pool2d(x, w, None, kernel_size=2)
     >>> bool((fused == mta.nn.functional.max_pool2d(mta.nn.functional.conv2d(x, w), 2)).all())
+    True
+    >>> bool((conv2d_max_pool2d(x, w, None, kernel_size=2, relu=True) == fused.relu()).all())
     True
     """
     pool = None
@@ -175,7 +212,8 @@ def conv2d_max_pool2d(
         pool = pool_geometry("max_pool2d", geo.y_shape, kernel_size, pool_stride, pool_padding)
     if pool is None or not pool.tiles:  # as written
         y = conv2d(input, weight, bias, stride, padding, dilation, groups)
-        return max_pool2d(y, kernel_size, pool_stride, pool_padding)
+        p = max_pool2d(y, kernel_size, pool_stride, pool_padding)
+        return relu_op(p) if relu else p
     if autocast_state.state.dtype is not None:
         input, weight, bias = autocast_state.to_compute_dtype(  # type: ignore[assignment]
             input, weight, bias
@@ -184,7 +222,9 @@ def conv2d_max_pool2d(
     _check("max_pool2d", input)
     keep_cols = is_grad_enabled() and weight.requires_grad
     conv = {"stride": stride, "padding": padding, "dilation": dilation, "groups": groups}
-    return Conv2dMaxPool2d.apply(input, weight, bias, pool=pool, keep_cols=keep_cols, **conv)
+    return Conv2dMaxPool2d.apply(
+        input, weight, bias, pool=pool, relu=relu, keep_cols=keep_cols, **conv
+    )
 
 
 __all__ = [
@@ -192,7 +232,9 @@ __all__ = [
     "Conv2dMaxPool2d",
     "MaxPool2dRoute",
     "MaxPool2dRoutePick",
+    "NO_TAP",
     "conv2d_max_pool2d",
     "first_max_tap",
     "fuses",
+    "relu_taps",
 ]

@@ -101,12 +101,13 @@ class MemoryEstimate:
         return "\n".join([*rows, f"peak reached: {self.peak_phase}"])
 
 
-def _leaf_layers(model: Any) -> tuple[list[tuple[str, Any]], set[int]]:
+def _leaf_layers(model: Any) -> tuple[list[tuple[str, Any]], set[int], set[int]]:
     """The leaf modules in the order they run: registration order, except the ReLU and
     max-pooling pairs a Sequential runs pooling first (:meth:`~minitorch_accel.nn.
-    Sequential.runs_pool_first`); and the positions of the convolutions a Sequential
+    Sequential.runs_pool_first`); the positions of the convolutions a Sequential
     fuses with the max pooling that then follows them (:meth:`~minitorch_accel.nn.
-    Sequential.fused_conv_pool`) where the pooling windows tile the image.
+    Sequential.fused_conv_pool`) where the pooling windows tile the image; and those of
+    the ReLUs fused into that op with them.
     """
     if not isinstance(model, nn.Module):
         raise TypeError(f"memory_estimate: model must be an nn.Module, got {type(model).__name__}")
@@ -123,6 +124,8 @@ def _leaf_layers(model: Any) -> tuple[list[tuple[str, Any]], set[int]]:
         pool = items[k + span - 1]
         if span and _tiles(pool) and fuses(tuple(items[k].weight.shape)):
             fusable.append(leaves[i][1])
+            if span == 3:
+                fusable.append(items[k + 1])  # the ReLU
         if (
             i + 1 < len(leaves)
             and seq.runs_pool_first(k, items)
@@ -130,7 +133,8 @@ def _leaf_layers(model: Any) -> tuple[list[tuple[str, Any]], set[int]]:
         ):
             leaves[i], leaves[i + 1] = leaves[i + 1], leaves[i]
     fused = {i for i, (_, m) in enumerate(leaves) if any(m is f for f in fusable)}
-    return leaves or [("", model)], fused
+    relus = {i for i in fused if isinstance(leaves[i][1], nn.ReLU)}
+    return leaves or [("", model)], fused - relus, relus
 
 
 def _tiles(pool: Any) -> bool:
@@ -283,9 +287,12 @@ def memory_estimate(
     shape = tuple(int(s) for s in input_shape)
     batch = shape[0]
     layers: list[LayerMemory] = []
-    leaves, fused = _leaf_layers(model)
-    fused = fused if _fuses_conv_pool(Device(device)) else set()
+    leaves, fused, fused_relus = _leaf_layers(model)
+    if not _fuses_conv_pool(Device(device)):
+        fused, fused_relus = set(), set()
     for i, (name, m) in enumerate(leaves):
+        if i in fused_relus:  # taken on the fused op's output in place: nothing new
+            continue
         layers.append(_layer(name, m, shape, itemsize, keeps_cols))
         shape = layers[-1].output_shape
         # a convolution's or linear layer's own node keeps no output: the next

@@ -31,7 +31,8 @@ from .. import conv_kernels as ck
 from .. import pool_kernels as pk
 from ..fast_paths import register_fast
 from ..image_geometry import ConvGeometry, IntPair, PoolGeometry, conv_geometry
-from ..layout import Array, buffer_cache, empty_with_layout, physical_order
+from ..layout import Array, buffer_cache, empty_with_layout, physical_order, with_layout
+from .fast_nn import read_only_zeros
 from .threads import block_bounds, for_blocks
 
 # ------------------------------------------------------------------ threaded kernels
@@ -234,10 +235,14 @@ def threaded_conv2d_max_pool2d(
     padding: IntPair = 0,
     dilation: IntPair = 1,
     groups: int = 1,
+    relu: bool = False,
 ) -> tuple[Array, Array, BlockCols] | None:
     """Convolution then max pooling (windows that tile the image), one cache block of
     images at a time: each block's output rows are made in a buffer still in cache when
-    they are pooled, and never written to memory. None where the unfused ops must run.
+    they are pooled, and never written to memory. With ``relu``, the pooled block's
+    ReLU too, its gradient mask kept in the taps
+    (:func:`~minitorch_accel.ops.conv_pool.relu_taps`). None where the unfused ops
+    must run.
 
     Returns
     -------
@@ -272,6 +277,9 @@ def threaded_conv2d_max_pool2d(
     # block: each one hands the interpreter lock between the threads)
     two = pool.kernel == (2, 2)
     wins = empty_with_layout(np, (3, *pool.y_shape), bool, (0, *(1 + i for i in ck.NHWC)))
+    dead = empty_with_layout(np, pool.y_shape, bool, ck.NHWC) if relu else None
+    p_rows, window_rows = p.transpose(0, 2, 3, 1), prod(pool.y_shape[1:])
+    zeros = read_only_zeros(x.dtype, FUSED_BLOCKS * _conv_block(geo, x.itemsize) * window_rows)
     nan_blocks = []  # blocks whose pooled maxima hold NaN (a maximum is NaN where any is)
 
     def block(s: int, e: int) -> None:
@@ -284,6 +292,10 @@ def threaded_conv2d_max_pool2d(
             pk.max_pool2d_forward_with_tap(np, y, pool.kernel, out=p[s:e], tap=tap[s:e])
         if np.isnan(p[s:e].max()):
             nan_blocks.append(s)
+        if dead is not None:  # the ReLU (on zeros, not 0: NumPy's vector loop)
+            flat = p_rows[s:e].reshape(-1)
+            np.maximum(flat, zeros[: flat.size], out=flat)
+            np.less_equal(p[s:e], 0, out=dead[s:e])
 
     for_blocks(x.shape[0], block, FUSED_BLOCKS * _conv_block(geo, x.itemsize))
     if two:
@@ -291,6 +303,8 @@ def threaded_conv2d_max_pool2d(
     if nan_blocks:  # rare: windows holding NaN take their last NaN, from the output
         y = ck.conv2d_forward(np, x, w, b, stride, padding, dilation, groups)[0]
         pk.max_pool2d_first_tap(np, y, p, pool.kernel, out=tap)
+    if dead is not None:  # NO_TAP is all ones: OR 255 in, not copyto(where=), 80x slower
+        np.bitwise_or(tap, np.multiply(dead.view(np.uint8), np.uint8(pk.NO_TAP)), out=tap)
     return p, tap, source
 
 
@@ -489,15 +503,16 @@ def conv2d_max_pool2d(
     b: Array | None,
     *,
     pool: PoolGeometry,
+    relu: bool = False,
     keep_cols: bool = False,
     **conv: Any,
 ) -> Array:
     """Fast forward of :class:`~minitorch_accel.ops.conv_pool.Conv2dMaxPool2d`
     (:func:`threaded_conv2d_max_pool2d`); the reference forward where it does not apply.
     """
-    fused = threaded_conv2d_max_pool2d(x, w, b, pool, **conv)
+    fused = threaded_conv2d_max_pool2d(x, w, b, pool, **conv, relu=relu)
     if fused is None:
-        return fn.forward(x, w, b, pool=pool, keep_cols=keep_cols, **conv)
+        return fn.forward(x, w, b, pool=pool, relu=relu, keep_cols=keep_cols, **conv)
     p, fn.tap, cols = fused
     fn.conv, fn.pool, fn.cols = conv, pool, cols if keep_cols else None
     return p
@@ -515,6 +530,7 @@ def max_pool2d_route(
     if not geo.tiles or grad_y.dtype.kind != "f" or tap.dtype != np.uint8:
         return fn.forward(grad_y, tap=tap, geo=geo, cols=cols)
     out = empty_with_layout(np, geo.x_shape, grad_y.dtype, ck.NHWC)
+    grad_y = with_layout(np, grad_y, ck.NHWC)  # tap's: each window's taps read in one pass
     source = cols if isinstance(cols, BlockCols) and cols.x.dtype == grad_y.dtype else None
     if source is not None and source.geometry.y_shape != geo.x_shape:
         source = None

@@ -54,6 +54,25 @@ RELU_BLOCK = 1 << 17
 _ZEROS: dict[np.dtype[Any], Array] = {}
 
 
+def read_only_zeros(dtype: Any, size: int) -> Array:
+    """A read-only 1-D array of at least ``size`` zeros of ``dtype``, made once and
+    shared (the second operand of :func:`relu_forward`'s ``maximum``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> zeros = read_only_zeros(np.float32, 3)
+    >>> zeros.size >= 3, float(zeros.max()), zeros.flags.writeable
+    (True, 0.0, False)
+    """
+    dtype = np.dtype(dtype)
+    zeros = _ZEROS.get(dtype)
+    if zeros is None or zeros.size < size:
+        zeros = _ZEROS[dtype] = np.zeros(max(size, RELU_BLOCK), dtype)
+        zeros.flags.writeable = False
+    return zeros
+
+
 def relu_forward(x: Array) -> Array:
     """``max(x, 0)`` in blocks of elements, in the memory layout of ``x``.
 
@@ -70,10 +89,7 @@ def relu_forward(x: Array) -> Array:
     """
     if x.dtype.kind != "f":
         return np.maximum(x, 0)
-    zeros = _ZEROS.get(x.dtype)
-    if zeros is None or zeros.size < RELU_BLOCK:
-        zeros = _ZEROS[x.dtype] = np.zeros(RELU_BLOCK, x.dtype)
-        zeros.flags.writeable = False
+    zeros = read_only_zeros(x.dtype, RELU_BLOCK)
     if x.size <= RELU_BLOCK and x.flags.c_contiguous:  # one block, C order: no set-up
         return np.maximum(x, zeros[: x.size].reshape(x.shape))
     src = _flat(x)
@@ -274,6 +290,7 @@ def register_fast_nn(backend: str = "cpu") -> None:
 __all__ = [
     "batch_norm_forward",
     "batch_norm_grad",
+    "read_only_zeros",
     "register_fast_nn",
     "relu",
     "relu_backward",
