@@ -12,8 +12,9 @@ from support.helpers import DEVICES, to_host
 
 import minitorch_accel as mta
 from minitorch_accel import nn
+from minitorch_accel.backends import conv_kernels as ck
 from minitorch_accel.backends import pool_kernels as pk
-from minitorch_accel.backends.image_geometry import pool_geometry
+from minitorch_accel.backends.image_geometry import conv_geometry, pool_geometry
 from minitorch_accel.backends.numpy import fast_conv as fc
 from minitorch_accel.ops import conv_pool
 from minitorch_accel.ops.conv_pool import Conv2dMaxPool2d, conv2d_max_pool2d, first_max_tap
@@ -44,14 +45,17 @@ def _levels(shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
     return rng.integers(-2, 3, size=shape).astype(np.float64)
 
 
-def _grads(run: Any, x: np.ndarray, w: np.ndarray, b: np.ndarray, device: str) -> list[Any]:
-    """The output of ``run(x, w, b)`` and the gradients of x, w and b for a fixed
-    projection of the output."""
-    tx, tw, tb = (mta.tensor(a, device=device, requires_grad=True) for a in (x, w, b))
+def _grads(
+    run: Any, x: np.ndarray, w: np.ndarray, b: np.ndarray, device: str, x_grad: bool = True
+) -> list[Any]:
+    """The output of ``run(x, w, b)`` and the gradients of x (if ``x_grad``), w and b
+    for a fixed projection of the output."""
+    tx = mta.tensor(x, device=device, requires_grad=x_grad)
+    tw, tb = (mta.tensor(a, device=device, requires_grad=True) for a in (w, b))
     y = run(tx, tw, tb)
     g = np.random.default_rng(7).standard_normal(tuple(y.shape))
     y.backward(mta.tensor(g, device=device))
-    return [to_host(t) for t in (y, tx.grad, tw.grad, tb.grad)]
+    return [to_host(t) for t in (y, *([tx.grad] if x_grad else []), tw.grad, tb.grad)]
 
 
 def _case_arrays(case: tuple[Any, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -60,10 +64,18 @@ def _case_arrays(case: tuple[Any, ...]) -> tuple[np.ndarray, np.ndarray, np.ndar
     return _levels(x_shape, rng), _levels(w_shape, rng) * 0.5, _levels(w_shape[:1], rng)
 
 
+# the input's gradient needed (the routed gradient is made), or not (a first layer:
+# the weight's and bias's gradients straight from the pooled one)
+X_GRAD = pytest.mark.parametrize("x_grad", [True, False], ids=["x-grad", "first-layer"])
+
+
+@X_GRAD
 @pytest.mark.parametrize("relu", [False, True], ids=["pool", "pool+relu"])
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("case", CASES, ids=str)
-def test_fused_equals_the_two_ops(case: tuple[Any, ...], device: str, relu: bool) -> None:
+def test_fused_equals_the_two_ops(
+    case: tuple[Any, ...], device: str, relu: bool, x_grad: bool
+) -> None:
     x, w, b = _case_arrays(case)
     _, _, conv, kernel = case
 
@@ -77,16 +89,21 @@ def test_fused_equals_the_two_ops(case: tuple[Any, ...], device: str, relu: bool
         y = F.max_pool2d(F.conv2d(tx, tw, tb, **conv), kernel)
         return F.relu(y) if relu else y
 
-    got, want = _grads(fused, x, w, b, device), _grads(unfused, x, w, b, device)
+    got = _grads(fused, x, w, b, device, x_grad)
+    want = _grads(unfused, x, w, b, device, x_grad)
     for a, e in zip(got, want, strict=True):
         assert a.shape == e.shape
         np.testing.assert_allclose(a, e, rtol=1e-12, atol=1e-12)
-    assert np.count_nonzero(got[1] == 0) > 0 and np.count_nonzero(got[1]) > 0
+    if x_grad:
+        assert np.count_nonzero(got[1] == 0) > 0 and np.count_nonzero(got[1]) > 0
 
 
+@X_GRAD
 @pytest.mark.parametrize("relu", [False, True], ids=["pool", "pool+relu"])
 @pytest.mark.parametrize("case", CASES, ids=str)
-def test_the_reference_function_equals_the_fast_path(case: tuple[Any, ...], relu: bool) -> None:
+def test_the_reference_function_equals_the_fast_path(
+    case: tuple[Any, ...], relu: bool, x_grad: bool
+) -> None:
     x, w, b = _case_arrays(case)
     _, _, conv, kernel = case
     full = {"stride": 1, "padding": 0, "dilation": 1, "groups": 1, **conv}
@@ -96,9 +113,9 @@ def test_the_reference_function_equals_the_fast_path(case: tuple[Any, ...], relu
         pool = pool_geometry("max_pool2d", tuple(shape), kernel, kernel, 0)
         return Conv2dMaxPool2d.apply(tx, tw, tb, pool=pool, relu=relu, **full)
 
-    fast = _grads(direct, x, w, b, "cpu")
+    fast = _grads(direct, x, w, b, "cpu", x_grad)
     with mta.fast_paths(False):
-        reference = _grads(direct, x, w, b, "cpu")
+        reference = _grads(direct, x, w, b, "cpu", x_grad)
     for a, e in zip(fast, reference, strict=True):
         np.testing.assert_allclose(a, e, rtol=1e-12, atol=1e-12)
 
@@ -200,6 +217,78 @@ def test_double_backward_by_finite_differences() -> None:
     assert gradgradcheck(op_relu, (x, w, b))
 
 
+def test_a_first_layer_never_routes_the_gradient_in_full(monkeypatch: pytest.MonkeyPatch) -> None:
+    x, w, b = _case_arrays(CASES[0])
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("the routed gradient made for an input without a gradient")
+
+    def fused(tx: mta.Tensor, tw: mta.Tensor, tb: mta.Tensor) -> mta.Tensor:
+        return conv2d_max_pool2d(tx, tw, tb, kernel_size=2, relu=True)
+
+    kept = []
+    take = fc.BlockCols.take
+
+    def spy(self: fc.BlockCols, name: str, grad_y: np.ndarray) -> np.ndarray | None:
+        kept.append(take(self, name, grad_y))
+        return kept[-1]
+
+    monkeypatch.setattr(fc.BlockCols, "take", spy)
+    with monkeypatch.context() as patch:
+        patch.setattr(conv_pool.MaxPool2dRoute, "apply", refuse)
+        got = _grads(fused, x, w, b, "cpu", x_grad=False)
+    assert len(kept) == 1 and kept[0] is not None  # the bias's, from the weight's pass
+    want = _grads(fused, x, w, b, "cpu", x_grad=True)
+    for a, e in zip(got, want[:1] + want[2:], strict=True):
+        np.testing.assert_allclose(a, e, rtol=1e-12, atol=1e-12)
+
+
+def test_tap_cols_are_the_im2col_rows_at_the_taps() -> None:
+    rng = np.random.default_rng(6)
+    for x_shape, w_shape, conv, kernel in CASES:
+        x = rng.standard_normal(x_shape)
+        full = {"stride": 1, "padding": 0, "dilation": 1, "groups": 1, **conv}
+        geo = conv_geometry(x_shape, w_shape, *full.values())
+        pool = pool_geometry("max_pool2d", geo.y_shape, kernel, kernel, 0)
+        cols = fc.tap_cols(x, geo, pool)
+        every = ck.im2col(np, x, geo).matrix  # each output position's rows
+        (kh, kw), (oh, ow) = pool.kernel, pool.y_shape[2:]
+        n, (yh, yw) = x_shape[0], geo.out_hw
+        for gi in range(geo.groups):
+            rows = every[gi] if geo.channels_last else every[gi].T  # (N*YH*YW, K)
+            rows = rows.reshape(n, yh, yw, -1)
+            want = np.stack(
+                [
+                    rows[:, i : i + kh * oh : kh, j : j + kw * ow : kw]
+                    for i in range(kh)
+                    for j in range(kw)
+                ]
+            ).reshape(-1, rows.shape[-1])
+            got = cols[gi] if geo.channels_last else cols[gi].T
+            np.testing.assert_array_equal(got, want)
+
+
+def test_the_routed_gradients_second_derivatives_by_finite_differences() -> None:
+    rng = np.random.default_rng(8)
+    x = mta.tensor(rng.standard_normal((2, 2, 6, 6)), requires_grad=True)
+    gp = mta.tensor(rng.standard_normal((2, 3, 2, 2)), requires_grad=True)
+    geo = pool_geometry("max_pool2d", (2, 3, 5, 5), 2, 2, 0)  # a border left out
+    tap = rng.integers(0, 4, (2, 3, 2, 2)).astype(np.uint8)
+    tap[0, 0, 0, 0] = pk.NO_TAP
+    conv = {"stride": 1, "padding": 0, "dilation": 1, "groups": 1}
+
+    def weight(gp: mta.Tensor, x: mta.Tensor) -> mta.Tensor:
+        return conv_pool.RoutedConv2dGradWeight.apply(
+            gp, x, tap=tap, geo=geo, w_shape=(3, 2, 2, 2), **conv
+        )
+
+    def bias(gp: mta.Tensor) -> mta.Tensor:
+        return conv_pool.RoutedConv2dGradBias.apply(gp, tap=tap, geo=geo)
+
+    assert gradcheck(weight, (gp, x)) and gradgradcheck(weight, (gp, x))
+    assert gradcheck(bias, (gp,)) and gradgradcheck(bias, (gp,))
+
+
 def test_results_do_not_depend_on_the_thread_count() -> None:
     before = mta.get_num_threads()
     rng = np.random.default_rng(2)
@@ -210,13 +299,18 @@ def test_results_do_not_depend_on_the_thread_count() -> None:
     try:
         for threads in (1, 2, 4):
             mta.set_num_threads(threads)
-            results[threads] = _grads(
-                lambda tx, tw, tb: conv2d_max_pool2d(tx, tw, tb, kernel_size=2, relu=True),
-                x,
-                w,
-                b,
-                "cpu",
-            )
+            results[threads] = [
+                array
+                for x_grad in (True, False)
+                for array in _grads(
+                    lambda tx, tw, tb: conv2d_max_pool2d(tx, tw, tb, kernel_size=2, relu=True),
+                    x,
+                    w,
+                    b,
+                    "cpu",
+                    x_grad,
+                )
+            ]
     finally:
         mta.set_num_threads(before)
     for threads in (2, 4):

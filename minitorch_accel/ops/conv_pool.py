@@ -36,7 +36,15 @@ from ..core import autocast_state
 from ..core.function import Function
 from ..core.grad_mode import is_grad_enabled
 from ..core.tensor import Tensor
-from .conv import Conv2d, _check_arrays, conv2d, conv2d_grads
+from .conv import (
+    Conv2d,
+    Conv2dGradBias,
+    Conv2dGradInput,
+    Conv2dGradWeight,
+    _check_arrays,
+    conv2d,
+    conv2d_grads,
+)
 from .elementwise import relu as relu_op
 from .pool import _check, max_pool2d, scatter, taps
 
@@ -102,21 +110,44 @@ class Conv2dMaxPool2d(Conv2d):
         return p
 
     def backward(self, gp: Tensor) -> tuple[Tensor | None, ...]:
-        gy = MaxPool2dRoute.apply(gp, tap=self.tap, geo=self.pool, cols=self.cols)
-        return conv2d_grads(self, gy)
+        (x, w, _), (need_x, need_w, need_b) = self.inputs, self.needs_input_grad
+        if need_x:  # the input's gradient needs the routed gradient itself
+            gy = MaxPool2dRoute.apply(gp, tap=self.tap, geo=self.pool, cols=self.cols)
+            return conv2d_grads(self, gy)
+        # a first layer: the weight's and bias's gradients straight from the pooled one
+        route = {"tap": self.tap, "geo": self.pool, "cols": self.cols}
+        gw = None
+        if need_w:
+            gw = RoutedConv2dGradWeight.apply(gp, x, w_shape=w.shape, **route, **self.conv)
+        return None, gw, RoutedConv2dGradBias.apply(gp, **route) if need_b else None
+
+
+def routed(xp: Any, gp: Any, tap: Any, geo: PoolGeometry) -> Any:
+    """Each window's gradient ``gp`` at the tap ``tap`` names, zeros elsewhere (shaped as
+    the pooling's input, ``geo.x_shape``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from minitorch_accel.backends.image_geometry import pool_geometry
+    >>> geo = pool_geometry("max_pool2d", (1, 1, 2, 2), 2, 2, 0)
+    >>> routed(np, np.array([[[[5.0]]]]), np.array([[[[2]]]], np.uint8), geo).tolist()
+    [[[[0.0, 0.0], [5.0, 0.0]]]]
+    """
+    count = geo.kernel[0] * geo.kernel[1]
+    return scatter(xp, [gp * (tap == t) for t in range(count)], geo)
 
 
 class MaxPool2dRoute(Function):
-    """Route each window's gradient to the tap ``tap`` names (the input's shape comes
-    from ``geo``; ``cols`` is a fast forward's state, unused here).
+    """Route each window's gradient to the tap ``tap`` names (:func:`routed`; ``cols``
+    is a fast forward's state, unused here).
     """
 
     saves_inputs = False  # the routing needs only tap
 
     def forward(self, gp: Any, *, tap: Any, geo: PoolGeometry, cols: Any = None) -> Any:
         self.tap, self.geo = tap, geo
-        count = geo.kernel[0] * geo.kernel[1]
-        return scatter(self.xp, [gp * (tap == t) for t in range(count)], geo)
+        return routed(self.xp, gp, tap, geo)
 
     def backward(self, gg: Tensor) -> Tensor:
         return MaxPool2dRoutePick.apply(gg, tap=self.tap, geo=self.geo)
@@ -133,6 +164,54 @@ class MaxPool2dRoutePick(Function):
 
     def backward(self, gg: Tensor) -> Tensor:
         return MaxPool2dRoute.apply(gg, tap=self.tap, geo=self.geo)
+
+
+class RoutedConv2dGradWeight(Conv2dGradWeight):
+    """The weight gradient of :class:`Conv2dMaxPool2d` from the pooled gradient ``gp``:
+    :class:`~minitorch_accel.ops.conv.Conv2dGradWeight` of :func:`routed` ``gp``. Only
+    the windows' own values are nonzero in the routed gradient, so a fast path sums
+    ``gp`` times the columns of each tap's positions and never writes it out (a first
+    layer, whose input needs no gradient).
+    """
+
+    def forward(  # type: ignore[override]
+        self,
+        gp: Any,
+        x: Any,
+        *,
+        tap: Any,
+        geo: PoolGeometry,
+        w_shape: Any,
+        cols: Any = None,
+        **conv: Any,
+    ) -> Any:
+        self.tap, self.geo = tap, geo
+        return super().forward(routed(self.xp, gp, tap, geo), x, w_shape=w_shape, **conv)
+
+    def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        (gp, x), (need_gp, need_x), conv = self.inputs, self.needs_input_grad, self.conv
+        route = {"tap": self.tap, "geo": self.geo}
+        gg_p = MaxPool2dRoutePick.apply(Conv2d.apply(x, gg, None, **conv), **route)
+        if not need_x:
+            return gg_p if need_gp else None, None
+        gy = MaxPool2dRoute.apply(gp, **route)
+        return gg_p if need_gp else None, Conv2dGradInput.apply(gy, gg, x_shape=x.shape, **conv)
+
+
+class RoutedConv2dGradBias(Conv2dGradBias):
+    """The bias gradient of :class:`Conv2dMaxPool2d` from the pooled gradient ``gp``:
+    the sum of :func:`routed` ``gp`` per channel (a fast path takes the one
+    :class:`RoutedConv2dGradWeight` computed beside the weight's).
+    """
+
+    def forward(  # type: ignore[override]
+        self, gp: Any, *, tap: Any, geo: PoolGeometry, cols: Any = None
+    ) -> Any:
+        self.tap, self.geo = tap, geo
+        return super().forward(routed(self.xp, gp, tap, geo))
+
+    def backward(self, gg: Tensor) -> Tensor:
+        return MaxPool2dRoutePick.apply(super().backward(gg), tap=self.tap, geo=self.geo)
 
 
 #: Most multiply-adds per output value (``K = C/groups * KH * KW``) of a convolution that
@@ -233,8 +312,11 @@ __all__ = [
     "MaxPool2dRoute",
     "MaxPool2dRoutePick",
     "NO_TAP",
+    "RoutedConv2dGradBias",
+    "RoutedConv2dGradWeight",
     "conv2d_max_pool2d",
     "first_max_tap",
     "fuses",
     "relu_taps",
+    "routed",
 ]

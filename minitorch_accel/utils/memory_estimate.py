@@ -317,11 +317,14 @@ def memory_estimate(
     # Backward, last layer first: layers 0..i still held, the output's and the input's
     # gradients, the weight gradients of layers i..L.
     in_sizes = [prod(input_shape) * itemsize] + [lay.output for lay in layers[:-1]]
+    # a fused first convolution (its input needs no gradient) computes its weight's and
+    # bias's gradients from the pooled gradient: the routed one is never made
+    direct = 0 in fused
     for i in range(len(layers) - 1, -1, -1):
         lay = layers[i]
         weight_grads += lay.parameters
-        grad_out = max(lay.output, itemsize)
-        grad_in = in_sizes[i] if i > 0 and lay.output else 0
+        grad_out = max(lay.output, itemsize) if not (direct and i == 0) else layers[1].output
+        grad_in = in_sizes[i] if i > int(direct) and lay.output else 0
         alive = grad_out + grad_in + weight_grads
         held = fixed + sum(kept[: i + 1]) - lay.output * lay.freed_by_next + alive
         if held > best:

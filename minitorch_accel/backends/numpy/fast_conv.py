@@ -31,7 +31,7 @@ from .. import conv_kernels as ck
 from .. import pool_kernels as pk
 from ..fast_paths import register_fast
 from ..image_geometry import ConvGeometry, IntPair, PoolGeometry, conv_geometry
-from ..layout import Array, buffer_cache, empty_with_layout, physical_order, with_layout
+from ..layout import Array, buffer_cache, empty_with_layout, padded, physical_order, with_layout
 from .fast_nn import read_only_zeros
 from .threads import block_bounds, for_blocks
 
@@ -553,6 +553,137 @@ def max_pool2d_route(
     return out
 
 
+def tap_cols(x: Array, conv: ConvGeometry, pool: PoolGeometry) -> Array:
+    """The im2col rows of a convolution's outputs at the taps of max-pooling windows that
+    tile them, tap by tap (row-major): (groups, K, taps * N*OH*OW) kernel-major or
+    (groups, taps * N*OH*OW, K) channels-last, as ``conv``'s cols, with ``(OH, OW)`` the
+    pooling's output; a buffer reused from call to call. One strided copy: the rows at
+    tap ``(i, j)`` of window ``(a, b)`` read the input where output ``(a*PH + i, b*PW +
+    j)`` does.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from minitorch_accel.backends.image_geometry import pool_geometry
+    >>> x = np.arange(16.0).reshape(1, 1, 4, 4)
+    >>> conv = conv_geometry(x.shape, (1, 1, 1, 1), 1, 0, 1, 1)
+    >>> pool = pool_geometry("max_pool2d", conv.y_shape, 2, 2, 0)
+    >>> tap_cols(x, conv, pool)[0, 0].tolist()  # taps (0, 0), (0, 1), (1, 0), (1, 1)
+    [0.0, 2.0, 8.0, 10.0, 1.0, 3.0, 9.0, 11.0, 4.0, 6.0, 12.0, 14.0, 5.0, 7.0, 13.0, 15.0]
+    """
+    src = padded(np, x, conv.padding, 0.0, physical_order(x))
+    n, _, cg, kh, kw = src.shape[0], *conv.w_shape
+    (sh, sw), (dh, dw), (ph, pw), (oh, ow) = (
+        conv.stride,
+        conv.dilation,
+        pool.kernel,
+        pool.y_shape[2:],
+    )
+    g, k, rows = conv.groups, cg * kh * kw, ph * pw * n * oh * ow
+    shape = (g, rows, k) if conv.channels_last else (g, k, rows)
+    cols = buffer_cache.empty(np, shape, x.dtype)
+    for gi in range(g):
+        part = src[:, gi * cg : (gi + 1) * cg]
+        s_n, s_c, s_h, s_w = part.strides
+        taps = ((ph, pw, n, oh, ow), (s_h * sh, s_w * sw, s_n, s_h * sh * ph, s_w * sw * pw))
+        kernel = ((kh, kw, cg), (s_h * dh, s_w * dw, s_c))
+        if conv.channels_last:
+            dims, strides = taps[0] + kernel[0], taps[1] + kernel[1]
+        else:
+            dims, strides = kernel[0] + taps[0], kernel[1] + taps[1]
+        view = np.lib.stride_tricks.as_strided(part, dims, strides)
+        cols[gi].reshape(dims)[...] = view
+    return cols
+
+
+def routed_weight_grads(
+    gp: Array, tap: Array, pool: PoolGeometry, cols: BlockCols
+) -> tuple[Array, Array | None]:
+    """The weight gradient (and, where the forward added a bias, the bias gradient) of
+    a convolution whose output was max-pooled, from the pooled gradient ``gp`` and the
+    windows' taps, without the routed gradient: the routed gradient at tap ``t`` of
+    every window is ``gp * (tap == t)``, so the weight gradient is those values times
+    the im2col rows of the outputs at the taps (:func:`tap_cols`). One cache block of
+    images at a time, each block into its own slot, summed in block order (the same at
+    any thread count).
+    """
+    conv = cols.geometry
+    o, groups, (oh, ow) = conv.w_shape[0], conv.groups, pool.y_shape[2:]
+    og, k, taps = o // groups, prod(conv.w_shape[1:]), pool.kernel[0] * pool.kernel[1]
+    images = _conv_block(conv, gp.itemsize)  # the forward's blocks
+    bounds = block_bounds(conv.x_shape[0], images)
+    slot = {start: i for i, (start, _) in enumerate(bounds)}
+    slots = np.empty((len(bounds), groups, k, og), gp.dtype)
+    bias_slots = np.empty((len(bounds), 1, o), gp.dtype) if cols.bias else None
+    gp_rows = with_layout(np, gp, ck.NHWC).transpose(0, 2, 3, 1)  # (N, OH, OW, O)
+    tap_rows = with_layout(np, tap, ck.NHWC).transpose(0, 2, 3, 1)
+    ids = np.arange(taps, dtype=np.uint8).reshape(taps, 1, 1, 1, 1)
+
+    def block(s: int, e: int) -> None:
+        i = slot[s]
+        rows = buffer_cache.empty(np, (taps, e - s, oh, ow, o), gp.dtype)
+        mask = buffer_cache.empty(np, rows.shape, np.bool_)
+        np.multiply(gp_rows[s:e], np.equal(tap_rows[s:e], ids, out=mask), out=rows)
+        flat = rows.reshape(-1, o)  # (tap, image, a, b) rows, as tap_cols's
+        part = tap_cols(cols.x[s:e], _part(conv, e - s), pool)
+        for gi in range(groups):
+            a = part[gi] if conv.channels_last else part[gi].T
+            ck.gemm(np, a.T, flat[:, gi * og : (gi + 1) * og], out=slots[i, gi])
+        if bias_slots is not None:
+            ck.column_sums(np, flat, out=bias_slots[i])
+
+    for_blocks(conv.x_shape[0], block, images)
+    gw = slots.sum(axis=0)
+    gb = None if bias_slots is None else bias_slots.sum(axis=0).reshape(-1)
+    return ck.weight_from_matrix(np, gw.transpose(0, 2, 1), conv), gb
+
+
+def routed_conv2d_grad_weight(
+    fn: Any,
+    gp: Array,
+    x: Array,
+    *,
+    tap: Array,
+    geo: PoolGeometry,
+    w_shape: Any,
+    cols: Any = None,
+    **conv: Any,
+) -> Array:
+    """Fast forward of :class:`~minitorch_accel.ops.conv_pool.RoutedConv2dGradWeight`
+    (:func:`routed_weight_grads`); the bias gradient is kept for
+    :class:`~minitorch_accel.ops.conv_pool.RoutedConv2dGradBias`, which runs next.
+    """
+    fn.tap, fn.geo, fn.conv = tap, geo, conv
+    usable = (
+        isinstance(cols, BlockCols)
+        and cols.x is x
+        and x.dtype == gp.dtype
+        and geo.tiles
+        and tap.dtype == np.uint8
+        and cols.geometry.y_shape == geo.x_shape
+        and tuple(gp.shape) == geo.y_shape
+    )
+    if not usable:
+        return fn.forward(gp, x, tap=tap, geo=geo, w_shape=w_shape, cols=cols, **conv)
+    gw, gb = routed_weight_grads(gp, tap, geo, cols)
+    if gb is not None:
+        cols.keep("bias", gp, gb)
+    return gw
+
+
+def routed_conv2d_grad_bias(
+    fn: Any, gp: Array, *, tap: Array, geo: PoolGeometry, cols: Any = None
+) -> Array:
+    """Fast forward of :class:`~minitorch_accel.ops.conv_pool.RoutedConv2dGradBias`:
+    the gradient :func:`routed_conv2d_grad_weight` kept, if it came from this ``gp``.
+    """
+    ahead = cols.take("bias", gp) if isinstance(cols, BlockCols) else None
+    if ahead is None:
+        return fn.forward(gp, tap=tap, geo=geo, cols=cols)
+    fn.tap, fn.geo, fn.grad_y_shape = tap, geo, geo.x_shape
+    return ahead
+
+
 def _args(geo: PoolGeometry) -> tuple[Any, Any, Any]:
     """The pooling kernels' (kernel_size, stride, padding) arguments."""
     return geo.kernel, geo.stride, geo.padding
@@ -606,6 +737,8 @@ FAST_FORWARDS: dict[str, Callable[..., Any]] = {
     "AvgPool2dBackward": avg_pool2d_backward,
     "Conv2dMaxPool2d": conv2d_max_pool2d,
     "MaxPool2dRoute": max_pool2d_route,
+    "RoutedConv2dGradWeight": routed_conv2d_grad_weight,
+    "RoutedConv2dGradBias": routed_conv2d_grad_bias,
 }
 
 
