@@ -14,6 +14,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ from minitorch_accel.backends import conv_kernels as ck
 from minitorch_accel.backends import pool_kernels as pk
 from minitorch_accel.backends.layout import physical_order
 from minitorch_accel.backends.numpy import fast_conv as fc
-from minitorch_accel.backends.numpy import fast_nn
+from minitorch_accel.backends.numpy import fast_gemm, fast_nn
 from minitorch_accel.backends.numpy import threads as cpu_threads
 from minitorch_accel.nn.models import LeNet
 from minitorch_accel.ops import elementwise
@@ -358,6 +359,55 @@ def test_conv_matches_the_reference(
         np.testing.assert_array_equal(grad_x[n], grad_x[1])
         np.testing.assert_array_equal(grad_w[n], grad_w[1])
     assert splits == [x_shape[0]] * 9
+
+
+@pytest.mark.parametrize("x_shape", [(64, 300), (4, 16, 300)], ids=["2-D", "3-D"])
+def test_linear_gradients_side_by_side_are_bit_identical(
+    x_shape: tuple[int, ...], rng: np.random.Generator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pairs = []
+    pair_path = fast_gemm.linear_grad_input
+
+    def spy(fn: Any, grad: Any, weight: Any, *, x: Any = None, pair: Any = None) -> Any:
+        out = pair_path(fn, grad, weight, x=x, pair=pair)
+        pairs.append(bool(pair))  # the weight's gradient left for LinearGradWeight
+        return out
+
+    monkeypatch.setitem(mta.device("cpu").backend.fast_forwards, "LinearGradInput", spy)
+    x_data = rng.standard_normal(x_shape).astype(np.float32)
+    w_data = rng.standard_normal((200, 300)).astype(np.float32)
+    g_data = rng.standard_normal((*x_shape[:-1], 200)).astype(np.float32)
+
+    def grads() -> tuple[np.ndarray, np.ndarray]:
+        x = mta.tensor(x_data, requires_grad=True)
+        w = mta.tensor(w_data, requires_grad=True)
+        nn.functional.linear(x, w).backward(mta.tensor(g_data))
+        return x.grad.numpy(), w.grad.numpy()
+
+    results = at_threads(grads)
+    x64, w64, g64 = (a.astype(np.float64) for a in (x_data, w_data, g_data))
+    g_rows, x_rows = g64.reshape(-1, 200), x64.reshape(-1, 300)
+    np.testing.assert_allclose(results[1][0], g64 @ w64, rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(results[1][1], g_rows.T @ x_rows, rtol=1e-4, atol=1e-3)
+    for n in THREADS:
+        for got, want in zip(results[n], results[1], strict=True):
+            np.testing.assert_array_equal(got, want)
+    assert pairs == [False] + [True] * (len(THREADS) - 1)  # side by side above 1 thread
+    # a weight gradient left for another grad_output is not taken
+    kept = np.ones((2, 3), np.float32)
+    pair = {"weight": (weakref.ref(g_data), kept)}
+    other = np.zeros_like(g_data)
+    assert fast_gemm.linear_grad_weight(None, g_data, x_data, pair=dict(pair)) is kept
+    assert not np.shares_memory(
+        fast_gemm.linear_grad_weight(_Reference(), other, x_data, pair=dict(pair)), kept
+    )
+
+
+class _Reference:
+    """Stands in for a LinearGradWeight node: its reference forward."""
+
+    def forward(self, grad: np.ndarray, x: np.ndarray, *, pair: Any = None) -> np.ndarray:
+        return grad.reshape(-1, grad.shape[-1]).T @ x.reshape(-1, x.shape[-1])
 
 
 def lenet_steps(threads: int, steps: int = 3, batch: int = 16) -> list[np.ndarray]:

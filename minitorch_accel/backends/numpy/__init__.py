@@ -23,7 +23,7 @@ def register() -> None:
     from .. import conv_kernels
     from ..registry import register as register_backend
     from .fast_conv import register_fast_conv
-    from .fast_gemm import threaded_gemm
+    from .fast_gemm import register_fast_gemm, threaded_gemm
     from .fast_nn import register_fast_nn
     from .fast_optim import register_fast_optim
     from .heap import keep_freed_memory
@@ -32,5 +32,6 @@ def register() -> None:
     keep_freed_memory()  # freed host memory kept for the next step (no page faults)
     register_fast_conv()  # convolution and pooling
     register_fast_nn()  # elementwise arithmetic, ReLU, batch norm
+    register_fast_gemm()  # a Linear layer's two gradient products side by side
     register_fast_optim("cpu")  # SGD, Adam, AdamW steps
     conv_kernels.FAST_GEMM[id(np)] = threaded_gemm  # the convolutions' GEMMs on the pool

@@ -21,11 +21,13 @@ PyTorch does with OpenMP, leaves one thread per core.
 from __future__ import annotations
 
 import math
+import weakref
 from typing import Any
 
 import numpy as np
 
 from ..conv_kernels import blas_into
+from ..fast_paths import register_fast
 from .threads import chunk_bounds, get_num_threads, in_parallel_region, parallel_for
 
 #: Fewest multiply-adds worth splitting: below it, handing blocks to the pool costs
@@ -107,4 +109,60 @@ def _split_sum(a: Any, b: Any, out: Any, threads: int) -> None:
     np.sum(parts, axis=0, out=out)
 
 
-__all__ = ["GEMM_GRAIN", "MIN_BLOCK", "threaded_gemm"]
+def linear_grad_input(fn: Any, grad: Any, weight: Any, *, x: Any = None, pair: Any = None) -> Any:
+    """Fast forward of :class:`~minitorch_accel.ops.linear.LinearGradInput`: with more
+    than one thread and the input ``x`` given, the input's gradient ``dy @ weight`` and
+    the weight's ``dy_rows.T @ x_rows`` side by side, each product whole on one thread
+    (*inter-op parallelism*: one parallel region for two independent products, each as
+    one thread computes it alone, where splitting each over the threads would take two
+    regions of half-sized, less efficient products). The weight's is left in ``pair``
+    for :func:`linear_grad_weight`. Else the reference forward.
+    """
+    if x is None or pair is None or get_num_threads() == 1 or in_parallel_region():
+        return fn.forward(grad, weight, x=x, pair=pair)
+    if not all(isinstance(a, np.ndarray) for a in (grad, weight, x)):
+        return fn.forward(grad, weight, x=x, pair=pair)
+    dtype = grad.dtype
+    if dtype.kind != "f" or dtype.itemsize < 4 or weight.dtype != dtype or x.dtype != dtype:
+        return fn.forward(grad, weight, x=x, pair=pair)
+    rows, (o, i) = grad.reshape(-1, grad.shape[-1]), weight.shape
+    x_rows = x.reshape(-1, i)
+    if rows.shape[0] * o * i < GEMM_GRAIN or x_rows.shape[0] != rows.shape[0]:
+        return fn.forward(grad, weight, x=x, pair=pair)
+    grad_x, grad_w = np.empty((rows.shape[0], i), dtype), np.empty((o, i), dtype)
+    products = ((rows, weight, grad_x), (rows.T, x_rows, grad_w))
+
+    def chunk(first: int, last: int) -> None:
+        for a, b, out in products[first:last]:
+            blas_into(a, b, out)
+
+    parallel_for(len(products), chunk)
+    pair["weight"] = (weakref.ref(grad), grad_w)
+    return grad_x.reshape(*grad.shape[:-1], i)
+
+
+def linear_grad_weight(fn: Any, grad: Any, x: Any, *, pair: Any = None) -> Any:
+    """Fast forward of :class:`~minitorch_accel.ops.linear.LinearGradWeight`: the
+    gradient :func:`linear_grad_input` left in ``pair``, if it came from this very
+    ``grad``; else the reference forward.
+    """
+    source, grad_w = pair.pop("weight", (None, None)) if pair else (None, None)
+    if source is not None and source() is grad:
+        return grad_w
+    return fn.forward(grad, x, pair=pair)
+
+
+def register_fast_gemm(backend: str = "cpu") -> None:
+    """Register the Linear layer's gradient fast paths for ``backend``."""
+    register_fast(backend, "LinearGradInput", linear_grad_input)
+    register_fast(backend, "LinearGradWeight", linear_grad_weight)
+
+
+__all__ = [
+    "GEMM_GRAIN",
+    "MIN_BLOCK",
+    "linear_grad_input",
+    "linear_grad_weight",
+    "register_fast_gemm",
+    "threaded_gemm",
+]
