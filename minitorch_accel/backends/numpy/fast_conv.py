@@ -129,7 +129,7 @@ class BlockCols:
     geometry: ConvGeometry
     ones_row: bool
     bias: bool = False  #: the forward added a bias
-    #: Gradients computed ahead of their Function (see :func:`threaded_conv2d_backward`):
+    #: Gradients computed ahead of their Function (see :func:`max_pool2d_route`):
     #: name -> (a weak reference to the ``grad_y`` they came from, the gradient).
     ahead: dict[str, tuple[weakref.ref[Array], Array]] = field(
         default_factory=dict, compare=False, repr=False
