@@ -60,7 +60,9 @@ def test_relu(fast: HostFastPaths) -> None:
     y = fast.relu_forward(x)
     np.testing.assert_array_equal(y, [0.0, 0.0, 0.0, 0.5, np.nan, 3.0])
     gy = np.arange(6.0) + 1
-    np.testing.assert_array_equal(fast.relu_backward(y, gy), gy * (y > 0))
+    np.testing.assert_array_equal(fast.relu_backward(y, gy), [0.0, 0.0, 0.0, 4.0, 5.0, 6.0])
+    gy = np.array([np.inf, np.nan, -np.inf, np.nan, np.inf, 1.0])  # 0 wherever y <= 0
+    np.testing.assert_array_equal(fast.relu_backward(y, gy), [0.0, 0.0, 0.0, np.nan, np.inf, 1.0])
     # a channels-last NCHW view keeps its layout through both kernels
     x = np.random.default_rng(0).standard_normal((2, 3, 4, 5)).transpose(0, 3, 1, 2)
     y = fast.relu_forward(x)
@@ -236,9 +238,11 @@ def test_max_pool_matches_the_cpu_code(
     fast: HostFastPaths, layout: str, kernel_size: Any, stride: Any, padding: Any
 ) -> None:
     rng = np.random.default_rng(6)
-    # ties everywhere (a ReLU's zeros, repeated values), plus a -inf and a NaN
+    # ties everywhere (a ReLU's zeros, repeated values), plus a -inf and NaNs (two in
+    # some windows: the gradient goes to the last, as in PyTorch)
     x = np.maximum(rng.integers(-2, 3, (2, 3, 7, 6)), 0).astype(np.float64)
     x[0, 0, 0, 0], x[1, 2, 3, 3] = -np.inf, np.nan
+    x[0, 1, 2, 1] = x[0, 1, 2, 2] = x[0, 1, 3, 1] = x[1, 0, 0, 0] = np.nan
     if layout == "nhwc":
         x = np.ascontiguousarray(x.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
     pool = {"kernel_size": kernel_size, "stride": stride, "padding": padding}

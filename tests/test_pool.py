@@ -39,14 +39,19 @@ def _windows(x: np.ndarray, kernel: Any, stride: Any, padding: Any, fill: float)
 def reference_max(
     x: np.ndarray, gy: np.ndarray, kernel: Any, stride: Any, padding: Any
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Max and its gradient, which goes to np.argmax: the first maximum in row-major order."""
+    """Max and its gradient, which goes to the first maximum in row-major order
+    (np.argmax), or in a window holding NaN to its last NaN (as PyTorch's loop, which
+    keeps each value greater than the best so far or NaN).
+    """
     ph, pw = geometry.pair(padding, "")
     y, gxp = np.zeros(gy.shape), None
     for out, xp, index, _ in _windows(x, kernel, stride, padding, fill=-np.inf):
         gxp = np.zeros_like(xp) if gxp is None else gxp
         win = xp[index]
         y[out] = win.max()
-        first = np.unravel_index(np.argmax(win), win.shape)
+        flat = np.flatnonzero(np.isnan(win))
+        at = int(flat[-1]) if flat.size else int(np.argmax(win))
+        first = np.unravel_index(at, win.shape)
         gxp[index][first] += gy[out]
     assert gxp is not None
     return y, gxp[:, :, ph : ph + x.shape[2], pw : pw + x.shape[3]]
@@ -97,6 +102,44 @@ def test_max_pool_matches_loops(case: Any, ties: bool) -> None:
             np.testing.assert_array_equal(y, y_ref)
             gx = pk.max_pool2d_backward(np, gl, xl, y, *args)
             np.testing.assert_allclose(gx, gx_ref, rtol=1e-12, atol=1e-14)
+
+
+def _with_nans(shape: tuple[int, ...], seed: int) -> np.ndarray:
+    """ReLU-like ties, with NaN in about one pixel of eight (some windows hold two)."""
+    rng = np.random.default_rng(seed)
+    x = np.maximum(np.round(rng.standard_normal(shape)), 0)
+    x.flat[rng.choice(x.size, size=max(2, x.size // 8), replace=False)] = np.nan
+    x[0, 0, 0, 0] = np.nan  # in a window whatever the stride
+    return x
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_max_pool_nan_windows_send_the_gradient_to_their_last_nan(case: Any) -> None:
+    """Both tiers, both layouts, against the loops (and PyTorch where installed); the
+    pick of second derivatives stays the routing's adjoint.
+    """
+    shape, kernel, stride, padding = case
+    args = (kernel, stride, padding)
+    x, gy = _with_nans(shape, 7), _grad(shape, args)
+    y_ref, gx_ref = reference_max(x, gy, *args)
+    assert np.isnan(y_ref).any()
+    for fast in (True, False):
+        with mta.fast_paths(fast):
+            for xl in _layouts(x):
+                t = mta.from_numpy(xl).requires_grad_(True)
+                y = F.max_pool2d(t, kernel, stride, padding)
+                y.backward(mta.tensor(gy))
+                np.testing.assert_array_equal(y.detach().numpy(), y_ref)
+                assert t.grad is not None
+                np.testing.assert_allclose(t.grad.numpy(), gx_ref, rtol=1e-12, atol=1e-14)
+    v = np.random.default_rng(8).standard_normal(shape)
+    routed = pk.max_pool2d_backward(np, gy, x, y_ref, *args)
+    picked = pk.max_pool2d_pick(np, v, x, y_ref, *args)
+    assert float((routed * v).sum()) == pytest.approx(float((gy * picked).sum()), rel=1e-12)
+    torch = pytest.importorskip("torch")
+    tx = torch.tensor(x, requires_grad=True)
+    torch.nn.functional.max_pool2d(tx, kernel, stride, padding).backward(torch.tensor(gy))
+    np.testing.assert_allclose(gx_ref, tx.grad.numpy(), rtol=1e-12, atol=1e-14)
 
 
 def test_max_pool_ties_send_gradient_to_exactly_one_element() -> None:

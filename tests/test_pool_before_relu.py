@@ -104,3 +104,29 @@ def test_pooling_first_matches_pytorch(pool: tuple) -> None:
     theirs = [yt.detach().numpy(), xt.grad.numpy()] + [p.grad.numpy() for p in ref.parameters()]
     for a, b in zip(ours, theirs, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("pool", POOLS, ids=str)
+def test_a_nan_window_sends_its_gradient_to_its_last_nan_in_either_order(
+    pool: tuple, device: str
+) -> None:
+    """A NaN passes the ReLU and wins its window, so both orders send the window's
+    gradient to its last NaN (a NaN ReLU output passes its gradient, as in PyTorch).
+    """
+    rng = np.random.default_rng(3)
+    x = _ties((2, 2, 9, 8), rng)
+    x.flat[rng.choice(x.size, size=24, replace=False)] = np.nan
+    net = nn.Sequential(nn.ReLU(), nn.MaxPool2d(*pool))
+    g = rng.standard_normal(tuple(net(mta.tensor(x, device=device)).shape))
+    reordered = _run(net, x, g, device)
+    net.pool_before_relu = False
+    written = _run(net, x, g, device)
+    assert np.isnan(written[0]).any() and np.count_nonzero(written[1]) > 0
+    for a, b in zip(reordered, written, strict=True):
+        np.testing.assert_array_equal(a, b)  # NaN where NaN
+    torch = pytest.importorskip("torch")
+    xt = torch.tensor(x, requires_grad=True)
+    torch.nn.functional.max_pool2d(torch.relu(xt), *pool).backward(torch.tensor(g))
+    # overlapping windows add their shares to a pixel in another order
+    np.testing.assert_allclose(written[1], xt.grad.numpy(), rtol=1e-12, atol=1e-15)

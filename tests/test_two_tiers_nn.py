@@ -185,6 +185,58 @@ def test_relu_both_tiers_bit_equal(
     assert chunked[:1] == ([x.size] if device != "strict" else []) and set(chunked) <= {x.size}
 
 
+def relu_grad_by_hand(x: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """PyTorch's ReLU gradient written out element by element: 0 where the output
+    ``max(x, 0)`` is <= 0 (NaN <= 0 is false), else the incoming gradient.
+    """
+    out = np.empty_like(g)
+    for i, (xv, gv) in enumerate(zip(x.reshape(-1).tolist(), g.reshape(-1).tolist(), strict=True)):
+        y = xv if (xv != xv or xv > 0) else 0.0
+        out.reshape(-1)[i] = 0.0 if y <= 0 else gv
+    return out
+
+
+#: A ReLU's edge cases: NaN, signed zeros and infinities in the input, and an infinite
+#: or NaN gradient both where the unit is off and where it is on.
+RELU_EDGES = np.array(
+    [
+        [np.nan, -0.0, 0.0, -np.inf, np.inf, -1.0, 2.5, np.nan, -3.0, 4.0],
+        [1.0, 2.0, 3.0, np.inf, 5.0, -np.inf, np.nan, -np.inf, np.nan, np.inf],
+    ]
+)
+
+
+@pytest.mark.parametrize("big", [False, True], ids=["one-chunk", "chunked"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_relu_gradient_follows_pytorchs_rule_at_nan_and_inf(
+    device: str, threads: None, dtype: Any, big: bool
+) -> None:
+    """A NaN output passes its gradient; an off unit gives exactly 0, even for an
+    infinite or NaN incoming gradient (``grad * (y > 0)`` would give NaN there). Checked
+    on both tiers, in one chunk and in several, against the rule written out by hand
+    and against PyTorch where it is installed.
+    """
+    x, g = RELU_EDGES.astype(dtype)
+    if big:  # the edge cases spread over a tensor cut into chunks
+        rng = np.random.default_rng(4)
+        x = np.resize(x, 4 * fast_nn.ELEMENT_GRAIN) * rng.permutation(4 * fast_nn.ELEMENT_GRAIN)
+        x = x.astype(dtype).reshape(64, -1)
+        g = np.resize(g, x.size).astype(dtype).reshape(x.shape)
+
+    def run() -> Arrays:
+        t = leaf(x, device)
+        return grads_of(F.relu(t), [t], g)
+
+    fast, reference = both_tiers(run)
+    assert_tiers_agree(fast, reference)
+    np.testing.assert_array_equal(reference[1], relu_grad_by_hand(x, g))
+    torch = pytest.importorskip("torch")
+    t = torch.tensor(x, requires_grad=True)
+    torch.relu(t).backward(torch.tensor(g))
+    assert t.grad is not None
+    np.testing.assert_array_equal(fast[1], t.grad.numpy())
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_small_relu_and_binary_fast_forwards_give_the_reference_bits(dtype: Any) -> None:
     """Below one block (ReLU) or two chunks (add, mul, ReLU backward) the CPU fast paths
@@ -200,7 +252,7 @@ def test_small_relu_and_binary_fast_forwards_give_the_reference_bits(dtype: Any)
         assert (np.signbit(y) == np.signbit(reference)).all()
         assert y.flags.c_contiguous == array.flags.c_contiguous  # layout kept
     g = np.full_like(x, 3.0)
-    np.testing.assert_array_equal(fast_nn.relu_backward(x, g), g * (x > 0))
+    np.testing.assert_array_equal(fast_nn.relu_backward(x, g), np.where(x <= 0, 0, g))
     before = mta.get_num_threads()
     mta.set_num_threads(2)  # the threaded forwards apply from two threads
     try:

@@ -113,8 +113,9 @@ def max_pool2d_backward(
     visited in that order with two masks over the windows: ``found`` (the maximum was
     at an earlier offset) and ``hit`` (it is here and not earlier: ``(view == y) >
     found``, a one-byte pass); this offset gets ``grad_y * hit``. The last offset takes
-    the windows still not found (a window holding NaN has no equal element). No index
-    arrays.
+    the windows still not found. No index arrays. A window holding NaN (its maximum is
+    NaN, equal to nothing) sends its gradient to its *last* NaN, as PyTorch does
+    (:func:`_nan_hits`).
 
     Parameters
     ----------
@@ -143,6 +144,7 @@ def max_pool2d_backward(
     hit = empty_with_layout(xp, geo.y_shape, bool, order)
     part = None if geo.tiles else empty_with_layout(xp, geo.y_shape, grad_y.dtype, order)
     last = len(offsets) - 1
+    nans = _nan_hits(xp, [window(source, i, j, geo.stride, geo.out_hw) for i, j in offsets], y)
     for index, (i, j) in enumerate(offsets):
         target = window(canvas, i, j, geo.stride, geo.out_hw)
         if index == last == 0:  # a 1 x 1 window: every gradient goes through
@@ -156,12 +158,34 @@ def max_pool2d_backward(
             xp.equal(window(source, i, j, geo.stride, geo.out_hw), y, out=hit)
             mask = xp.greater(hit, found, out=hit)  # equal here, not found before
             xp.logical_or(found, hit, out=found)
+        if nans is not None:  # NaN windows: their last NaN instead (a new mask)
+            mask = xp.where(nans[0], nans[1][index], mask)
         if part is None:  # windows tile the input: write each offset's share in place
             xp.multiply(grad_y, mask, out=target)
         else:
             xp.multiply(grad_y, mask, out=part)
             target += part
     return _interior(canvas, geo)
+
+
+def _nan_hits(xp: Any, views: list[Array], y: Array) -> tuple[Array, list[Array]] | None:
+    """Where windows holding NaN send their gradient: ``(nan, hits)``, ``nan`` marking
+    the windows whose maximum ``y`` is NaN and ``hits[t]`` those whose *last* NaN is at
+    tap ``t`` (row-major ``views``). PyTorch scans a window keeping each value greater
+    than the best so far *or NaN*, so its last NaN wins. None when no window holds NaN,
+    the common case, which costs one comparison pass over ``y`` (and on CuPy a
+    synchronization: the GPU's own kernel does not come here).
+    """
+    nan = y != y
+    if not bool(nan.any()):
+        return None
+    later = xp.zeros(y.shape, bool)  # a later tap of the window holds NaN
+    hits: list[Array] = [later] * len(views)
+    for t in range(len(views) - 1, -1, -1):
+        view = views[t]
+        hits[t] = (view != view) & nan & ~later
+        later = later | hits[t]
+    return nan, hits
 
 
 def max_pool2d_first_tap(xp: Any, x: Array, y: Array, kernel_size: IntPair, out: Array) -> Array:
@@ -271,7 +295,8 @@ def max_pool2d_pick(
     stride: IntPair | None = None,
     padding: IntPair = 0,
 ) -> Array:
-    """The value of ``v`` (shaped like ``x``) at each window's first maximum of ``x``.
+    """The value of ``v`` (shaped like ``x``) at each window's first maximum of ``x``
+    (in a window holding NaN, its last NaN).
 
     The adjoint of :func:`max_pool2d_backward` (used for second derivatives).
     """
@@ -281,10 +306,14 @@ def max_pool2d_pick(
     values = padded(xp, v, geo.padding, 0.0, order)
     out = xp.zeros(geo.y_shape, v.dtype)
     found = xp.zeros(geo.y_shape, bool)
-    for i, j in _offsets(geo):
-        hit = (window(source, i, j, geo.stride, geo.out_hw) == y) & ~found
-        out += window(values, i, j, geo.stride, geo.out_hw) * hit
+    views = [window(source, i, j, geo.stride, geo.out_hw) for i, j in _offsets(geo)]
+    nans = _nan_hits(xp, views, y)
+    for t, (i, j) in enumerate(_offsets(geo)):
+        hit = (views[t] == y) & ~found
         found |= hit
+        if nans is not None:
+            hit = xp.where(nans[0], nans[1][t], hit)
+        out += window(values, i, j, geo.stride, geo.out_hw) * hit
     return out
 
 

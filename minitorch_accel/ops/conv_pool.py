@@ -265,8 +265,8 @@ def conv2d_max_pool2d(
     finds each window's maximum for the backward), the convolution does few
     multiply-adds per output value (:func:`fuses`) and the pooling windows tile the
     image (stride equal to the kernel, no padding); otherwise as written. The values are the same
-    either way, and so are the gradients; in a pooling window holding NaN the fused op
-    sends the gradient to the last NaN (as PyTorch), the unfused one to its last tap.
+    either way, and so are the gradients (a pooling window holding NaN sends its
+    gradient to its last NaN, as PyTorch, fused or not).
     With ``relu``, the ReLU of the pooled values joins the op (:func:`relu_taps`).
 
     Examples

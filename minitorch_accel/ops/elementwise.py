@@ -188,13 +188,19 @@ class Relu(Function):
 
 
 class ReluBackward(Function):
-    """ReLU's gradient ``grad * (y > 0)`` from its output ``y``, as its own node (a
-    backend may register a fused kernel for it). Its own gradient passes ``gg`` where
-    ``y > 0`` to ``grad``; ``y`` gets none (the mask is flat almost everywhere).
+    """ReLU's gradient from its output ``y``: 0 where ``y <= 0``, else ``grad``, as its
+    own node (a backend may register a fused kernel for it). Its own gradient passes
+    ``gg`` the same way to ``grad``; ``y`` gets none (the mask is flat almost
+    everywhere).
+
+    This is PyTorch's rule (``threshold_backward``), two cases included: where the
+    output is NaN the gradient passes (``NaN <= 0`` is false), and where ``y <= 0`` the
+    result is exactly 0 even for an infinite or NaN ``grad`` (``grad * (y > 0)`` would
+    give NaN there, and a NaN input would silently get no gradient).
     """
 
     def forward(self, grad: Any, y: Any) -> Any:
-        return grad * (y > 0)
+        return self.xp.where(y <= 0, grad.dtype.type(0), grad)
 
     def backward(self, gg: Tensor) -> tuple[Tensor, None]:
         return ReluBackward.apply(gg, self.inputs[1]), None

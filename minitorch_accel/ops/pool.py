@@ -7,7 +7,8 @@ window, so max pooling is the running maximum of KH*KW views and average pooling
 sum. Every backward is itself a Function whose own backward is the matching forward-like
 map, so second derivatives work: average pooling and its backward are linear maps
 adjoint to each other; max pooling's backward routes each window's gradient to the
-window's first maximum, and the adjoint of that routing picks the value there.
+window's first maximum (in a window holding NaN, its last NaN), and the adjoint of that
+routing picks the value there.
 
 A backend may replace a forward with a faster one (layout-keeping buffers, threads, one
 GPU kernel): see :mod:`minitorch_accel.backends.fast_paths`.
@@ -33,11 +34,18 @@ def taps(xp: Any, x: Any, geo: PoolGeometry, fill: float) -> list[Any]:
 
 
 def first_max(xp: Any, x: Any, y: Any, geo: PoolGeometry) -> Any:
-    """Per tap, a mask of the windows whose *first* maximum (row-major, as PyTorch) it is:
-    where the tap equals the window's maximum and the running count of such taps is 1.
+    """Per tap, a mask of the windows whose gradient it takes, as in PyTorch (which scans
+    a window row-major, keeping a value greater than the best so far or NaN): the
+    *first* maximum, where the tap equals the window's maximum and the running count of
+    such taps is 1; in a window holding NaN (its maximum is NaN, equal to nothing), its
+    *last* NaN, counting the NaN taps from the end.
     """
-    hits = xp.stack([tap == y for tap in taps(xp, x, geo, float("-inf"))])
-    return hits & (xp.cumsum(hits, axis=0) == 1)
+    views = taps(xp, x, geo, float("-inf"))
+    hits = xp.stack([tap == y for tap in views])
+    first = hits & (xp.cumsum(hits, axis=0) == 1)
+    nans = xp.stack([tap != tap for tap in views])
+    last_nan = nans & (xp.cumsum(nans[::-1], axis=0)[::-1] == 1)
+    return xp.where(y != y, last_nan, first)
 
 
 def scatter(xp: Any, parts: Any, geo: PoolGeometry) -> Any:
@@ -192,7 +200,8 @@ def max_pool2d(
 
     ``y[n, c, i, j] = max over (p, q) of x[n, c, i*sh + p - ph, j*sw + q - pw]``, with
     padding counted as -inf. The gradient of each window goes to exactly one element,
-    its first maximum in row-major order (as PyTorch), even when several are tied.
+    its first maximum in row-major order (as PyTorch), even when several are tied; a
+    window holding NaN (its maximum is NaN) sends it to its last NaN, as PyTorch.
 
     Parameters
     ----------

@@ -138,8 +138,9 @@ MAX_POOL_BACKWARD = KernelSpec(
     "raw T x, raw T y, raw T gy, " + _POOL_PARAMS,
     "T gx",
     # one thread per input pixel, no atomics: for each window holding the pixel, find
-    # the window's first maximum in row-major order (padding is -inf; no match, as for
-    # NaN, means the last offset) and take the window's gradient if it is this pixel
+    # the window's first maximum in row-major order (padding is -inf), or in a window
+    # holding NaN its last NaN (as PyTorch), and take the window's gradient if it is
+    # this pixel
     _DECODE_NCHW.format(y="iy", x="ix", h="h", w="w")
     + """
     T sum = (T)0;
@@ -153,8 +154,9 @@ MAX_POOL_BACKWARD = KernelSpec(
             int ox = tx / sx;
             ptrdiff_t out_index[] = {n, c, oy, ox};
             T target = y[out_index];
+            bool nan_window = target != target;
             int first = kh * kw - 1;
-            for (int k = 0; k < kh * kw - 1; ++k) {
+            for (int k = 0; k < kh * kw; ++k) {
                 int py = oy * sy - ph + k / kw;
                 int px = ox * sx - pw + k % kw;
                 T v = neg_inf;
@@ -162,7 +164,12 @@ MAX_POOL_BACKWARD = KernelSpec(
                     ptrdiff_t in_index[] = {n, c, py, px};
                     v = x[in_index];
                 }
-                if (v == target) { first = k; break; }
+                if (nan_window) {
+                    if (v != v) first = k;
+                } else if (v == target) {
+                    first = k;
+                    break;
+                }
             }
             if (first == ky * kw + kx) sum += gy[out_index];
         }

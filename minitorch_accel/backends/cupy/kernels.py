@@ -9,7 +9,7 @@ they can be compiled with ``nvcc`` on a machine without a GPU (see
 ``tests/test_kernel_sources.py``).
 
 What the fusion buys: a ReLU backward written with NumPy operators launches two
-kernels and makes a boolean temporary (``mask = y > 0``, ``grad * mask``); the fused
+kernels and makes a boolean temporary (``mask = y <= 0``, ``where(mask, 0, grad)``); the fused
 kernel reads ``y`` and ``grad`` once and writes the result once. An SGD step with
 momentum is seven array passes in NumPy and one here.
 
@@ -72,8 +72,9 @@ RELU_BACKWARD = KernelSpec(
     "mta_relu_backward",
     "T y, T gy",
     "T gx",
-    # the mask multiply, fused: one read of y and gy, one write, no boolean temporary
-    "gx = y > (T)0 ? gy : (T)0;",
+    # the mask, fused: one read of y and gy, one write, no boolean temporary; PyTorch's
+    # rule (threshold_backward): a NaN y passes gy, y <= 0 gives exactly 0
+    "gx = y <= (T)0 ? (T)0 : gy;",
 )
 
 

@@ -8,7 +8,7 @@ first array argument.
 
 The names (raw CuPy arrays in, raw arrays out; each method below gives its signature):
 
-- ``relu_forward``, ``relu_backward``: ReLU and its gradient (the mask multiply fused
+- ``relu_forward``, ``relu_backward``: ReLU and its gradient (the mask fused
   into one kernel), in the memory layout of the input.
 - ``sgd_update``, ``adam_update``: as :func:`minitorch_accel.optim.sgd.sgd_update` and
   :func:`minitorch_accel.optim.adam.adam_update`, in one kernel.
@@ -81,7 +81,10 @@ class CupyFastPaths(ImageFastPaths, OptimizerFastPaths):
         return y.transpose(_inverse(order))
 
     def relu_backward(self, y: Any, grad_y: Any) -> Any:
-        """``grad_y`` where the ReLU output ``y`` is positive, else 0 (layout of ``y``)."""
+        """0 where the ReLU output ``y`` is ``<= 0``, else ``grad_y`` (a NaN ``y`` passes
+        it), in the layout of ``y``: :class:`~minitorch_accel.ops.elementwise.ReluBackward`'s
+        rule.
+        """
         order = _contiguous_order(y)
         with self.on(y):
             grad_x = self._kernel(K.RELU_BACKWARD)(y.transpose(order), grad_y.transpose(order))

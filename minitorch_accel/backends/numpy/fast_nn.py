@@ -7,7 +7,8 @@ in chunks of elements on the CPU's thread pool
 thread is in use, in the memory layout of their input (channels-last stays
 channels-last); each element gets the same operation as in the reference code, so the
 results are equal bit for bit. At one thread they run the reference code, except ReLU's
-forward, which is faster in blocks at any thread count (:func:`relu_forward`).
+forward, which is faster in blocks at any thread count (:func:`relu_forward`), and its
+gradient, a bit mask rather than the reference's ``where`` (:func:`relu_grad_into`).
 
 Batch normalization reduces each channel with ``einsum`` (one pass whatever the memory
 layout, several times faster than ``a.sum(axis=(0, 2, 3))``), makes its temporaries in
@@ -102,25 +103,58 @@ def relu_forward(x: Array) -> Array:
     return y
 
 
+#: The unsigned integer of each float size: :func:`relu_grad_into` masks a float's bits.
+_BITS = {2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def relu_grad_into(grad: Array, y: Array, out: Array) -> None:
+    """ReLU's gradient (:class:`~minitorch_accel.ops.elementwise.ReluBackward`'s rule:
+    exactly 0 where ``y <= 0``, else ``grad``, a NaN ``y`` passing it) written into
+    ``out``, all three 1-D float arrays of one dtype.
+
+    ``np.where`` spends a branch on each element (about 12x slower on a random mask);
+    ``grad * mask`` leaves NaN where an infinite ``grad`` meets a 0. So the mask is made
+    a word of all-zero or all-one bits (``(y <= 0) - 1`` in unsigned arithmetic) and
+    ANDed with the bits of ``grad``: exact zeros, each other value passed bit for bit,
+    at the speed of the multiply.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.array([0.0, 2.0, np.nan, 0.0])
+    >>> out = np.empty(4)
+    >>> relu_grad_into(np.array([5.0, 6.0, 7.0, np.inf]), y, out)
+    >>> out.tolist()
+    [0.0, 6.0, 7.0, 0.0]
+    """
+    bits = _BITS[grad.itemsize]
+    keep = np.subtract(np.less_equal(y, 0).view(np.uint8), bits(1), dtype=bits)
+    np.bitwise_and(grad.view(bits), keep, out=out.view(bits))
+
+
 def relu_backward(y: Array, grad_y: Array) -> Array:
-    """``grad_y * (y > 0)`` in chunks, each with its own small mask (kept in cache).
+    """ReLU's gradient (:func:`relu_grad_into`) in chunks, each with its own small mask
+    (kept in cache), shared out over the threads; in the memory layout of ``y``.
 
     ``grad_y`` is first copied into the memory layout of ``y`` where the two differ
     (the gradient of a flattened channels-last activation arrives in NCHW order): see
     :func:`~minitorch_accel.backends.layout.with_layout`. The values are the same.
     """
-    if y.shape == grad_y.shape and grad_y.dtype.kind == "f":
-        grad_y = with_layout(np, grad_y, physical_order(y))
-    if not splits(grad_y.size, ELEMENT_GRAIN):  # one chunk: no set-up
-        return grad_y * np.greater(y, 0)
+    usable = y.shape == grad_y.shape and y.dtype == grad_y.dtype and y.dtype.kind == "f"
+    if not usable or y.itemsize not in _BITS:
+        return np.where(y <= 0, grad_y.dtype.type(0), grad_y)
+    if y.flags.c_contiguous and grad_y.flags.c_contiguous and not splits(y.size, ELEMENT_GRAIN):
+        grad_x = np.empty_like(grad_y)  # one chunk, C order: no set-up
+        relu_grad_into(grad_y.reshape(-1), y.reshape(-1), grad_x.reshape(-1))
+        return grad_x
+    grad_y = with_layout(np, grad_y, physical_order(y))
     out_src, grad_src = _flat(y), _flat(grad_y)
-    same_layout = physical_order(y) == physical_order(grad_y) and y.shape == grad_y.shape
-    if out_src is None or grad_src is None or not same_layout or grad_y.dtype.kind != "f":
-        return grad_y * np.greater(y, 0)
+    if out_src is None or grad_src is None:
+        return np.where(y <= 0, grad_y.dtype.type(0), grad_y)
     grad_x, dst = _empty_like_layout(grad_y)
 
     def chunk(s: int, e: int) -> None:
-        np.multiply(grad_src[s:e], np.greater(out_src[s:e], 0), out=dst[s:e])
+        relu_grad_into(grad_src[s:e], out_src[s:e], dst[s:e])
 
     parallel_for(grad_src.size, chunk, grain=ELEMENT_GRAIN)
     return grad_x
