@@ -212,11 +212,13 @@ def max_pool2d_first_tap(xp: Any, x: Array, y: Array, kernel_size: IntPair, out:
 
 
 def _last_nan_taps(xp: Any, views: list[Array], y: Array, out: Array) -> Array:
-    """Set ``out`` to the last NaN tap in the windows whose maximum ``y`` is NaN."""
-    nan = y != y
-    if nan.any():
-        for t, view in enumerate(views):
-            out[nan & (view != view)] = t
+    """Set ``out`` to the last NaN tap in the windows whose maximum ``y`` is NaN
+    (:func:`_nan_hits`).
+    """
+    nans = _nan_hits(xp, views, y)
+    if nans is not None:
+        for t, hit in enumerate(nans[1]):
+            out[hit] = t
     return out
 
 

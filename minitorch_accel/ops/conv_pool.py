@@ -46,7 +46,7 @@ from .conv import (
     conv2d_grads,
 )
 from .elementwise import relu as relu_op
-from .pool import _check, max_pool2d, scatter, taps
+from .pool import _check, first_max, max_pool2d, scatter, taps
 
 
 def first_max_tap(xp: Any, y: Any, p: Any, geo: PoolGeometry) -> Any:
@@ -63,11 +63,7 @@ def first_max_tap(xp: Any, y: Any, p: Any, geo: PoolGeometry) -> Any:
     >>> first_max_tap(np, y, np.array([[[[3.0]]]]), geo).tolist()
     [[[[1]]]]
     """
-    views = taps(xp, y, geo, float("-inf"))
-    first = xp.argmax(xp.stack([view == p for view in views]), axis=0)
-    nans = xp.stack([view != view for view in views[::-1]])
-    last_nan = len(views) - 1 - xp.argmax(nans, axis=0)
-    return xp.where(p != p, last_nan, first).astype(xp.uint8)
+    return xp.argmax(first_max(xp, y, p, geo), axis=0).astype(xp.uint8)  # one tap each
 
 
 def relu_taps(xp: Any, p: Any, tap: Any) -> Any:
