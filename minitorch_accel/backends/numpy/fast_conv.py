@@ -336,9 +336,10 @@ class WeightGradSlots:
 
     Parameters
     ----------
-    gy : array
+    gy : array or None
         ``grad_y`` as (M, O) rows (:func:`~minitorch_accel.backends.conv_kernels.grad_rows`);
-        a block's rows may be written just before its :meth:`block` runs.
+        a block's rows may be written just before its :meth:`block` runs. None where the
+        caller makes each block's rows and cols itself (:meth:`add`).
     cols : BlockCols
         What makes each block's im2col rows again.
     bias : bool
@@ -356,22 +357,29 @@ class WeightGradSlots:
     (36.0, [36.0, 36.0])
     """
 
-    def __init__(self, gy: Array, cols: BlockCols, bias: bool) -> None:
-        geo = cols.geometry
+    def __init__(self, gy: Array | None, cols: BlockCols, bias: bool) -> None:
+        geo, dtype = cols.geometry, cols.x.dtype  # the gradient's dtype too
         o, cg, kh, kw = geo.w_shape
         self.gy, self.cols, self.k = gy, cols, kh * kw * cg
-        self.images = _conv_block(geo, gy.itemsize)  #: images per block: the forward's
+        self.images = _conv_block(geo, dtype.itemsize)  #: images per block: the forward's
         bounds = block_bounds(geo.x_shape[0], self.images)
         self.slot = {start: i for i, (start, _) in enumerate(bounds)}
-        self.slots = np.empty((len(bounds), geo.groups, self.k, o // geo.groups), gy.dtype)
-        self.bias_slots = np.empty((len(bounds), 1, o), gy.dtype) if bias else None
+        self.slots = np.empty((len(bounds), geo.groups, self.k, o // geo.groups), dtype)
+        self.bias_slots = np.empty((len(bounds), 1, o), dtype) if bias else None
 
     def block(self, s: int, e: int) -> None:
         """Images ``s`` to ``e - 1`` (one of the blocks): their products into their slot."""
+        assert self.gy is not None, "WeightGradSlots.block needs the gradient's rows"
+        oh, ow = self.cols.geometry.out_hw
+        self.add(s, self.cols.block(s, e), self.gy[s * oh * ow : e * oh * ow])
+
+    def add(self, s: int, part: Array, rows: Array) -> None:
+        """Into the slot of the block starting at image ``s``: the cols ``part`` (laid out
+        as :meth:`BlockCols.block`'s) times the gradient ``rows`` (M, O), and with a bias
+        the rows' sums.
+        """
         geo, i = self.cols.geometry, self.slot[s]
-        og, (oh, ow) = geo.w_shape[0] // geo.groups, geo.out_hw
-        rows = self.gy[s * oh * ow : e * oh * ow]
-        part = self.cols.block(s, e)
+        og = geo.w_shape[0] // geo.groups
         for gi in range(geo.groups):
             a = part[gi] if geo.channels_last else part[gi, : self.k].T
             ck.gemm(np, a.T, rows[:, gi * og : (gi + 1) * og], out=self.slots[i, gi])
@@ -605,37 +613,24 @@ def routed_weight_grads(
     every window is ``gp * (tap == t)``, so the weight gradient is those values times
     the im2col rows of the outputs at the taps (:func:`tap_cols`). One cache block of
     images at a time, each block into its own slot, summed in block order (the same at
-    any thread count).
+    any thread count (:class:`WeightGradSlots`).
     """
     conv = cols.geometry
-    o, groups, (oh, ow) = conv.w_shape[0], conv.groups, pool.y_shape[2:]
-    og, k, taps = o // groups, prod(conv.w_shape[1:]), pool.kernel[0] * pool.kernel[1]
-    images = _conv_block(conv, gp.itemsize)  # the forward's blocks
-    bounds = block_bounds(conv.x_shape[0], images)
-    slot = {start: i for i, (start, _) in enumerate(bounds)}
-    slots = np.empty((len(bounds), groups, k, og), gp.dtype)
-    bias_slots = np.empty((len(bounds), 1, o), gp.dtype) if cols.bias else None
+    o, (oh, ow), taps = conv.w_shape[0], pool.y_shape[2:], pool.kernel[0] * pool.kernel[1]
+    slots = WeightGradSlots(None, cols, cols.bias)
     gp_rows = with_layout(np, gp, ck.NHWC).transpose(0, 2, 3, 1)  # (N, OH, OW, O)
     tap_rows = with_layout(np, tap, ck.NHWC).transpose(0, 2, 3, 1)
     ids = np.arange(taps, dtype=np.uint8).reshape(taps, 1, 1, 1, 1)
 
     def block(s: int, e: int) -> None:
-        i = slot[s]
         rows = buffer_cache.empty(np, (taps, e - s, oh, ow, o), gp.dtype)
         mask = buffer_cache.empty(np, rows.shape, np.bool_)
         np.multiply(gp_rows[s:e], np.equal(tap_rows[s:e], ids, out=mask), out=rows)
-        flat = rows.reshape(-1, o)  # (tap, image, a, b) rows, as tap_cols's
         part = tap_cols(cols.x[s:e], _part(conv, e - s), pool)
-        for gi in range(groups):
-            a = part[gi] if conv.channels_last else part[gi].T
-            ck.gemm(np, a.T, flat[:, gi * og : (gi + 1) * og], out=slots[i, gi])
-        if bias_slots is not None:
-            ck.column_sums(np, flat, out=bias_slots[i])
+        slots.add(s, part, rows.reshape(-1, o))  # (tap, image, a, b) rows, as tap_cols's
 
-    for_blocks(conv.x_shape[0], block, images)
-    gw = slots.sum(axis=0)
-    gb = None if bias_slots is None else bias_slots.sum(axis=0).reshape(-1)
-    return ck.weight_from_matrix(np, gw.transpose(0, 2, 1), conv), gb
+    for_blocks(conv.x_shape[0], block, slots.images)  # the forward's blocks
+    return slots.total()
 
 
 def routed_conv2d_grad_weight(
