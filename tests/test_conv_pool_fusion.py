@@ -14,6 +14,7 @@ import minitorch_accel as mta
 from minitorch_accel import nn
 from minitorch_accel.backends import conv_kernels as ck
 from minitorch_accel.backends import pool_kernels as pk
+from minitorch_accel.backends.fast_paths import GradsAhead
 from minitorch_accel.backends.image_geometry import conv_geometry, pool_geometry
 from minitorch_accel.backends.numpy import fast_conv as fc
 from minitorch_accel.ops import conv_pool
@@ -227,13 +228,13 @@ def test_a_first_layer_never_routes_the_gradient_in_full(monkeypatch: pytest.Mon
         return conv2d_max_pool2d(tx, tw, tb, kernel_size=2, relu=True)
 
     kept = []
-    take = fc.BlockCols.take
+    take = GradsAhead.take
 
-    def spy(self: fc.BlockCols, name: str, grad_y: np.ndarray) -> np.ndarray | None:
+    def spy(self: GradsAhead, name: str, grad_y: np.ndarray) -> np.ndarray | None:
         kept.append(take(self, name, grad_y))
         return kept[-1]
 
-    monkeypatch.setattr(fc.BlockCols, "take", spy)
+    monkeypatch.setattr(GradsAhead, "take", spy)
     with monkeypatch.context() as patch:
         patch.setattr(conv_pool.MaxPool2dRoute, "apply", refuse)
         got = _grads(fused, x, w, b, "cpu", x_grad=False)
@@ -405,8 +406,8 @@ def test_a_kept_gradient_goes_only_to_its_own_grad_output() -> None:
     _, cols = fc.threaded_conv2d_forward(x, w, np.zeros(2, np.float32))
     grad_y, other = np.ones((2, 2, 3, 3), np.float32), np.ones((2, 2, 3, 3), np.float32)
     kept = np.full(2, 5.0, np.float32)
-    cols.keep("bias", grad_y, kept)
-    assert cols.take("bias", other) is None  # another array: computed afresh
-    cols.keep("bias", grad_y, kept)
-    assert cols.take("bias", grad_y) is kept
-    assert cols.take("bias", grad_y) is None  # taken once
+    cols.ahead.keep("bias", grad_y, kept)
+    assert cols.ahead.take("bias", other) is None  # another array: computed afresh
+    cols.ahead.keep("bias", grad_y, kept)
+    assert cols.ahead.take("bias", grad_y) is kept
+    assert cols.ahead.take("bias", grad_y) is None  # taken once

@@ -26,6 +26,7 @@ import minitorch_accel as mta
 from minitorch_accel import nn, optim
 from minitorch_accel.backends import conv_kernels as ck
 from minitorch_accel.backends import pool_kernels as pk
+from minitorch_accel.backends.fast_paths import GradsAhead
 from minitorch_accel.backends.layout import physical_order
 from minitorch_accel.backends.numpy import fast_conv as fc
 from minitorch_accel.backends.numpy import fast_gemm, fast_nn
@@ -123,7 +124,6 @@ def test_parallel_for_lets_go_of_its_chunks_arrays_when_it_returns() -> None:
     # A worker still returning from the last chunk held the chunk function, and the
     # arrays it closed over, after parallel_for had returned: memory peaks measured
     # next (the checkpoint test) then depended on the timing of the threads.
-    import weakref
 
     mta.set_num_threads(2)
     alive = 0
@@ -395,11 +395,16 @@ def test_linear_gradients_side_by_side_are_bit_identical(
     assert pairs == [False] + [True] * (len(THREADS) - 1)  # side by side above 1 thread
     # a weight gradient left for another grad_output is not taken
     kept = np.ones((2, 3), np.float32)
-    pair = {"weight": (weakref.ref(g_data), kept)}
+
+    def pair() -> GradsAhead:
+        ahead = GradsAhead()
+        ahead.keep("weight", g_data, kept)
+        return ahead
+
     other = np.zeros_like(g_data)
-    assert fast_gemm.linear_grad_weight(None, g_data, x_data, pair=dict(pair)) is kept
+    assert fast_gemm.linear_grad_weight(None, g_data, x_data, pair=pair()) is kept
     assert not np.shares_memory(
-        fast_gemm.linear_grad_weight(_Reference(), other, x_data, pair=dict(pair)), kept
+        fast_gemm.linear_grad_weight(_Reference(), other, x_data, pair=pair()), kept
     )
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import os
+import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -25,6 +26,43 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 #: backend name (device type) -> op name -> fast forward
 _tables: dict[str, dict[str, Callable[..., Any]]] = {}
+
+
+class GradsAhead:
+    """Gradients a fast path computed ahead of the Function that will ask for them (two
+    independent products run side by side in one parallel region, or one pass over a
+    cache block that serves two gradients). Each is kept by name with a weak reference
+    to the array it was computed from, and handed out once, only to a call with that
+    very array: any other call computes afresh.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ahead, grad_y = GradsAhead(), np.ones(3)
+    >>> ahead.keep("bias", grad_y, np.full(1, 3.0))
+    >>> len(ahead)
+    1
+    >>> ahead.take("bias", grad_y).tolist(), ahead.take("bias", grad_y)
+    ([3.0], None)
+    """
+
+    def __init__(self) -> None:
+        self._kept: dict[str, tuple[weakref.ref[Any], Any]] = {}
+
+    def __len__(self) -> int:
+        """How many gradients are kept."""
+        return len(self._kept)
+
+    def keep(self, name: str, source: Any, grad: Any) -> None:
+        """Keep ``grad``, computed from the array ``source``, for the Function ``name``."""
+        self._kept[name] = (weakref.ref(source), grad)
+
+    def take(self, name: str, source: Any) -> Any:
+        """The gradient kept for ``name`` if it came from this very ``source``, else None
+        (either way it is no longer kept).
+        """
+        ref, grad = self._kept.pop(name, (None, None))
+        return grad if ref is not None and ref() is source else None
 
 
 class _Switch:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..backends.fast_paths import GradsAhead
 from ..core.function import Function
 from ..core.tensor import Tensor
 from .gemm import gemm
@@ -45,7 +46,7 @@ class Linear(Function):
     def backward(self, grad_output: Tensor) -> tuple[Tensor | None, ...]:
         x, weight, _ = self.inputs
         need_x, need_w, need_b = self.needs_input_grad
-        pair: dict[str, Any] = {}  # what a fast path computes ahead (see the module doc)
+        pair = GradsAhead()  # what a fast path computes ahead (see the module doc)
         grad_x = None
         if need_x:
             ahead = x.array if need_w else None

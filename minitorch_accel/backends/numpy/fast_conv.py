@@ -19,7 +19,6 @@ Each fast forward sets on the Function the attributes its (shared) backward read
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from math import prod
@@ -29,7 +28,7 @@ import numpy as np
 
 from .. import conv_kernels as ck
 from .. import pool_kernels as pk
-from ..fast_paths import register_fast
+from ..fast_paths import GradsAhead, register_fast
 from ..image_geometry import ConvGeometry, IntPair, PoolGeometry, conv_geometry
 from ..layout import Array, buffer_cache, empty_with_layout, padded, physical_order, with_layout
 from .fast_nn import read_only_zeros
@@ -129,20 +128,8 @@ class BlockCols:
     geometry: ConvGeometry
     ones_row: bool
     bias: bool = False  #: the forward added a bias
-    #: Gradients computed ahead of their Function (see :func:`max_pool2d_route`):
-    #: name -> (a weak reference to the ``grad_y`` they came from, the gradient).
-    ahead: dict[str, tuple[weakref.ref[Array], Array]] = field(
-        default_factory=dict, compare=False, repr=False
-    )
-
-    def keep(self, name: str, grad_y: Array, grad: Array) -> None:
-        """Keep ``grad``, computed from ``grad_y``, for the Function named ``name``."""
-        self.ahead[name] = (weakref.ref(grad_y), grad)
-
-    def take(self, name: str, grad_y: Array) -> Array | None:
-        """The gradient kept for ``name`` if it came from this very ``grad_y``, else None."""
-        source, grad = self.ahead.pop(name, (None, None))
-        return grad if source is not None and source() is grad_y else None
+    #: Gradients computed ahead of their Function (see :func:`max_pool2d_route`).
+    ahead: GradsAhead = field(default_factory=GradsAhead, compare=False, repr=False)
 
     def block(self, start: int, stop: int) -> Array:
         """The cols of images ``start`` to ``stop - 1``: (groups, rows, K) channels-last,
@@ -485,12 +472,12 @@ def conv2d_grad_weight(
     source = _backward_source(cols, grad_y, w_shape, conv)
     if source is None:
         return ck.conv2d_grad_weight(np, grad_y, x, w_shape, **conv)
-    ahead = source.take("weight", grad_y)
+    ahead = source.ahead.take("weight", grad_y)
     if ahead is not None:
         return ahead
     gw, gb = threaded_conv2d_grad_weight(grad_y, source, source.bias)  # checks grad_y's shape
     if gb is not None:
-        source.keep("bias", grad_y, gb)
+        source.ahead.keep("bias", grad_y, gb)
     return gw
 
 
@@ -500,7 +487,7 @@ def conv2d_grad_bias(fn: Any, grad_y: Array, *, cols: Any = None) -> Array:
     with a row of ones.
     """
     fn.grad_y_shape = grad_y.shape
-    ahead = cols.take("bias", grad_y) if isinstance(cols, BlockCols) else None
+    ahead = cols.ahead.take("bias", grad_y) if isinstance(cols, BlockCols) else None
     return ck.conv2d_grad_bias(np, grad_y) if ahead is None else ahead
 
 
@@ -555,9 +542,9 @@ def max_pool2d_route(
     for_blocks(geo.x_shape[0], block, images)
     if slots is not None and source is not None:
         gw, gb = slots.total()
-        source.keep("weight", out, gw)
+        source.ahead.keep("weight", out, gw)
         if gb is not None:
-            source.keep("bias", out, gb)
+            source.ahead.keep("bias", out, gb)
     return out
 
 
@@ -662,7 +649,7 @@ def routed_conv2d_grad_weight(
         return fn.forward(gp, x, tap=tap, geo=geo, w_shape=w_shape, cols=cols, **conv)
     gw, gb = routed_weight_grads(gp, tap, geo, cols)
     if gb is not None:
-        cols.keep("bias", gp, gb)
+        cols.ahead.keep("bias", gp, gb)
     return gw
 
 
@@ -672,7 +659,7 @@ def routed_conv2d_grad_bias(
     """Fast forward of :class:`~minitorch_accel.ops.conv_pool.RoutedConv2dGradBias`:
     the gradient :func:`routed_conv2d_grad_weight` kept, if it came from this ``gp``.
     """
-    ahead = cols.take("bias", gp) if isinstance(cols, BlockCols) else None
+    ahead = cols.ahead.take("bias", gp) if isinstance(cols, BlockCols) else None
     if ahead is None:
         return fn.forward(gp, tap=tap, geo=geo, cols=cols)
     fn.tap, fn.geo, fn.grad_y_shape = tap, geo, geo.x_shape

@@ -21,7 +21,6 @@ PyTorch does with OpenMP, leaves one thread per core.
 from __future__ import annotations
 
 import math
-import weakref
 from typing import Any
 
 import numpy as np
@@ -116,7 +115,8 @@ def linear_grad_input(fn: Any, grad: Any, weight: Any, *, x: Any = None, pair: A
     (*inter-op parallelism*: one parallel region for two independent products, each as
     one thread computes it alone, where splitting each over the threads would take two
     regions of half-sized, less efficient products). The weight's is left in ``pair``
-    for :func:`linear_grad_weight`. Else the reference forward.
+    (a :class:`~minitorch_accel.backends.fast_paths.GradsAhead`) for
+    :func:`linear_grad_weight`. Else the reference forward.
     """
     if x is None or pair is None or get_num_threads() == 1 or in_parallel_region():
         return fn.forward(grad, weight, x=x, pair=pair)
@@ -137,7 +137,7 @@ def linear_grad_input(fn: Any, grad: Any, weight: Any, *, x: Any = None, pair: A
             blas_into(a, b, out)
 
     parallel_for(len(products), chunk)
-    pair["weight"] = (weakref.ref(grad), grad_w)
+    pair.keep("weight", grad, grad_w)
     return grad_x.reshape(*grad.shape[:-1], i)
 
 
@@ -146,10 +146,8 @@ def linear_grad_weight(fn: Any, grad: Any, x: Any, *, pair: Any = None) -> Any:
     gradient :func:`linear_grad_input` left in ``pair``, if it came from this very
     ``grad``; else the reference forward.
     """
-    source, grad_w = pair.pop("weight", (None, None)) if pair else (None, None)
-    if source is not None and source() is grad:
-        return grad_w
-    return fn.forward(grad, x, pair=pair)
+    grad_w = None if pair is None else pair.take("weight", grad)
+    return fn.forward(grad, x, pair=pair) if grad_w is None else grad_w
 
 
 def register_fast_gemm(backend: str = "cpu") -> None:
