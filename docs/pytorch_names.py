@@ -51,7 +51,7 @@ SECTIONS: dict[str, list[Name]] = {
         *_same("", "kthvalue"),
         *_same("", "median", note="the lower of the two middle values (as PyTorch)"),
         *_same("", "mode", note="memory grows with the square of the dim's size"),
-        *_same("Tensor", "max min sort topk kthvalue median mode argmax argmin"),
+        *_same("Tensor", "max min sort topk kthvalue median mode argmax argmin amax amin"),
         Name("torch.return_types", "return_types", note="repr without the torch. prefix"),
     ],
     "Sizes": [
@@ -86,7 +86,7 @@ SECTIONS: dict[str, list[Name]] = {
         "where einsum gather scatter index_select masked_fill cumsum cumprod norm "
         "abs exp log sqrt rsqrt log1p sin cos tan sign sigmoid tanh erf clamp clip "
         "maximum minimum matmul reshape permute transpose squeeze unsqueeze flatten "
-        "sum mean var softmax log_softmax logsumexp argmax argmin eq ne lt le gt ge "
+        "sum mean var softmax log_softmax logsumexp argmax argmin amax amin eq ne lt le gt ge "
         "no_grad enable_grad set_grad_enabled inference_mode is_grad_enabled "
         "set_default_dtype get_default_dtype set_default_device get_default_device "
         "save load device float32 float64 float16 int64 int32 long int bool double half",

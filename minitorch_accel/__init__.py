@@ -66,6 +66,8 @@ from .ops.elementwise import (
 )
 from .ops.matmul import matmul
 from .ops.reduce import (
+    amax,
+    amin,
     argmax,
     argmin,
     log_softmax,
@@ -219,6 +221,8 @@ __all__ = [
     "manual_seed",
     "matmul",
     "max",
+    "amax",
+    "amin",
     "maximum",
     "mean",
     "min",

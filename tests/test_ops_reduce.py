@@ -89,15 +89,17 @@ def test_max_min(which: str, dim: Any, keepdim: bool, device: str) -> None:
     )
 
 
-def test_max_gradient_goes_to_the_first_maximum(device: str) -> None:
+def test_max_gradient_at_ties_follows_pytorch(device: str) -> None:
+    # with a dim: all of it to the element at `indices` (the first maximum)
     x = mta.tensor([[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]], device=device, requires_grad=True)
     x.max(dim=1).values.sum().backward()
     assert x.grad is not None
     assert x.grad.tolist() == [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]]
+    # without: shared evenly by the tied maxima (PyTorch's evenly_distribute_backward)
     y = mta.tensor([1.0, 5.0, 5.0], device=device, requires_grad=True)
     y.max().backward()
     assert y.grad is not None
-    assert y.grad.tolist() == [0.0, 1.0, 0.0]
+    assert y.grad.tolist() == [0.0, 0.5, 0.5]
 
 
 @pytest.mark.parametrize("keepdim", [False, True])

@@ -103,8 +103,8 @@ class PowScalar(Function):
     def backward(self, grad: Tensor) -> Tensor:
         (a,) = self.inputs
         p = self.exponent
-        if p == 0:
-            return grad * 0.0  # not a ** -1 * 0, which is nan at a == 0
+        if p == 0:  # zeros, as PyTorch: not a ** -1 * 0 (nan at 0), nor grad * 0 (nan at inf)
+            return masked_grad(grad, self.xp.zeros((), dtype=bool))
         if p == 2:
             return grad * (a * 2.0)
         return grad * (a ** (p - 1) * p)
@@ -161,13 +161,27 @@ class Sqrt(Function):
         return grad / (self.output() * 2.0)
 
 
+def sign_array(xp: Any, a: Any) -> Any:
+    """PyTorch's ``sign`` of a raw array: -1, 0 or 1, and 0 at NaN (``xp.sign`` gives
+    NaN there).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> sign_array(np, np.array([-2.0, 0.0, 3.0, np.nan])).tolist()
+    [-1.0, 0.0, 1.0, 0.0]
+    """
+    s = xp.sign(a)
+    return xp.nan_to_num(s, nan=0.0) if s.dtype.kind in "fc" else s
+
+
 class Abs(Function):
-    """``|a|``: the gradient is ``sign(a)`` (0 at 0, as PyTorch)."""
+    """``|a|``: the gradient is ``sign(a)`` (0 at 0 and at NaN, as PyTorch)."""
 
     saves_inputs = False  # backward needs no input's values
 
     def forward(self, a: Any) -> Any:
-        self.sign = self.xp.sign(a)
+        self.sign = sign_array(self.xp, a)
         return self.xp.abs(a)
 
     def backward(self, grad: Tensor) -> Tensor:
@@ -259,31 +273,50 @@ class TanhGrad(Function):
 
 
 class Maximum(Function):
-    """Elementwise maximum; at ties each input gets half the gradient (as PyTorch)."""
+    """Elementwise maximum; at ties each input gets half the gradient, and where either is
+    NaN both get all of it (PyTorch's rule: ``a`` loses it only where ``a < b``).
+    """
 
     saves_inputs = False  # backward needs no input's values
 
     def forward(self, a: Any, b: Any) -> Any:
-        self.share_a = (a > b) + (a == b) * 0.5
+        self.split = _tie_split(self.xp, a, b)
+        self.keep_a, self.keep_b = ~(a < b), ~(a > b)
         return self.xp.maximum(a, b)
 
     def backward(self, grad: Tensor) -> tuple[Tensor, Tensor]:
-        share = Tensor._make(self.share_a.astype(grad.dtype), self.device, False, None)
-        return grad * share, grad * (1.0 - share)
+        return _shared_grads(self, grad)
 
 
 class Minimum(Function):
-    """Elementwise minimum; at ties each input gets half the gradient (as PyTorch)."""
+    """Elementwise minimum; ties and NaN as :class:`Maximum` (``a`` loses the gradient
+    only where ``a > b``).
+    """
 
     saves_inputs = False  # backward needs no input's values
 
     def forward(self, a: Any, b: Any) -> Any:
-        self.share_a = (a < b) + (a == b) * 0.5
+        self.split = _tie_split(self.xp, a, b)
+        self.keep_a, self.keep_b = ~(a > b), ~(a < b)
         return self.xp.minimum(a, b)
 
     def backward(self, grad: Tensor) -> tuple[Tensor, Tensor]:
-        share = Tensor._make(self.share_a.astype(grad.dtype), self.device, False, None)
-        return grad * share, grad * (1.0 - share)
+        return _shared_grads(self, grad)
+
+
+def _tie_split(xp: Any, a: Any, b: Any) -> Any:
+    """0.5 where ``a == b`` (a tie shares the gradient), else 1: a factor that never
+    makes NaN of an infinite gradient, as a multiply by 0 would.
+    """
+    return xp.where(a == b, 0.5, 1.0)
+
+
+def _shared_grads(fn: Maximum | Minimum, grad: Tensor) -> tuple[Tensor, Tensor]:
+    """The two inputs' gradients of :class:`Maximum` or :class:`Minimum`: ``grad``
+    (halved at ties) masked to exactly 0 where the input lost.
+    """
+    split = grad * Tensor._make(fn.split.astype(grad.dtype), fn.device, False, None)
+    return masked_grad(split, fn.keep_a), masked_grad(split, fn.keep_b)
 
 
 class Clamp(Function):
@@ -301,7 +334,7 @@ class Clamp(Function):
         return self.xp.clip(a, low, high)
 
     def backward(self, grad: Tensor) -> Tensor:
-        return grad * Tensor._make(self.inside, self.device, False, None)
+        return masked_grad(grad, self.inside)
 
 
 class Where(Function):
@@ -313,7 +346,40 @@ class Where(Function):
     def backward(self, grad: Tensor) -> tuple[None, Tensor, Tensor]:
         cond = self.inputs[0]
         assert cond is not None
-        return None, grad * cond, grad * ~cond
+        return None, masked_grad(grad, cond.array), masked_grad(grad, ~cond.array)
+
+
+class MaskedGrad(Function):
+    """``grad`` where ``keep`` is true, else exactly 0: how a backward masks a gradient
+    off (:class:`Clamp`, :class:`Where`, :class:`Maximum`, ...). PyTorch's rule: a
+    masked-off element is 0 even where ``grad`` is infinite or NaN, which ``grad *
+    keep`` would make NaN. Its own gradient masks ``gg`` the same way; ``keep`` (bool,
+    broadcasting against ``grad``) is a constant.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import minitorch_accel as mta
+    >>> g = mta.tensor([np.inf, 2.0])
+    >>> MaskedGrad.apply(g, keep=np.array([False, True])).tolist()
+    [0.0, 2.0]
+    """
+
+    saves_inputs = False  # backward needs only keep
+
+    def forward(self, grad: Any, *, keep: Any) -> Any:
+        self.keep = keep
+        return self.xp.where(keep, grad, grad.dtype.type(0))
+
+    def backward(self, gg: Tensor) -> Tensor:
+        return masked_grad(gg, self.keep)
+
+
+def masked_grad(grad: Tensor, keep: Any) -> Tensor:
+    """:class:`MaskedGrad`: ``grad`` where the bool array ``keep`` is true, exactly 0
+    elsewhere.
+    """
+    return MaskedGrad.apply(grad, keep=keep)
 
 
 # ------------------------------------------------------------------ the functional API

@@ -96,30 +96,47 @@ def var(a: Tensor, dim: Dim = None, keepdim: bool = False, correction: int = 1) 
 
 
 class MaxMin(Function):
-    """max or min over one dim; the gradient goes to the first extreme element only."""
+    """max or min of all elements: the gradient is shared evenly by every element equal
+    to the result (every NaN when the result is NaN), exactly 0 elsewhere, as PyTorch's
+    ``max()`` and ``min()`` without a dim.
+    """
 
     saves_inputs = False  # backward needs no input's values
 
-    def forward(self, a: Any, *, dim: int | None, keepdim: bool, largest: bool) -> Any:
+    def forward(self, a: Any, *, keepdim: bool, largest: bool) -> Any:
         xp = self.xp
-        flat = a.reshape(-1) if dim is None else a
-        axis = 0 if dim is None else dim
-        index = xp.argmax(flat, axis=axis) if largest else xp.argmin(flat, axis=axis)
-        index = xp.expand_dims(index, axis)
-        positions = xp.arange(flat.shape[axis])
-        self.one_hot = (
-            positions.reshape([-1 if i == axis else 1 for i in range(flat.ndim)]) == index
-        )
-        self.in_shape, self.dim = a.shape, dim
-        out = xp.take_along_axis(flat, index, axis=axis)
-        if dim is None:
-            return out.reshape((1,) * a.ndim if keepdim else ())
-        return out if keepdim else out.squeeze(axis)
+        out = (xp.max if largest else xp.min)(a, keepdims=True)  # NaN wins, as PyTorch
+        hits = a == out
+        if a.dtype.kind == "f":
+            hits |= xp.isnan(a) & xp.isnan(out)
+        self.hits, self.count = hits, hits.sum()
+        return out if keepdim else out.reshape(())
 
     def backward(self, grad: Tensor) -> Tensor:
-        kept = _kept_shape(self.in_shape, normalize_dims(self.dim, len(self.in_shape)))
-        mask = Tensor._make(self.one_hot.reshape(self.in_shape), self.device, False, None)
-        return grad.reshape(kept) * mask
+        count = Tensor._make(self.count.astype(grad.dtype), self.device, False, None)
+        return elementwise.masked_grad(grad / count, self.hits)
+
+
+class AmaxAmin(Function):
+    """max or min over ``dims``: the gradient of each result is shared evenly by the
+    elements equal to it (PyTorch's ``amax``/``amin``: ``grad / count * (x == result)``).
+    """
+
+    saves_inputs = False  # backward needs no input's values
+
+    def forward(self, a: Any, *, dims: tuple[int, ...], keepdim: bool, largest: bool) -> Any:
+        xp = self.xp
+        out = (xp.amax if largest else xp.amin)(a, axis=dims, keepdims=True)
+        hits = a == out
+        self.hits, self.count = hits, hits.sum(axis=dims, keepdims=True)
+        self.kept_shape = out.shape
+        return out if keepdim else out.reshape([s for i, s in enumerate(a.shape) if i not in dims])
+
+    def backward(self, grad: Tensor) -> Tensor:
+        def constant(array: Any) -> Tensor:
+            return Tensor._make(array.astype(grad.dtype), self.device, False, None)
+
+        return grad.reshape(self.kept_shape) / constant(self.count) * constant(self.hits)
 
 
 def max(a: Tensor, dim: int | Tensor | None = None, keepdim: bool = False) -> Any:
@@ -128,8 +145,9 @@ def max(a: Tensor, dim: int | Tensor | None = None, keepdim: bool = False) -> An
 
     ``max(x)`` returns a 0-d tensor; ``max(x, dim)`` returns
     :class:`~minitorch_accel.core.return_types.max` whose ``indices`` are the first maximal
-    position among ties; ``max(x, y)`` is :func:`maximum`. The gradient goes to the
-    first maximal element.
+    position among ties; ``max(x, y)`` is :func:`maximum`. The gradient of ``max(x,
+    dim)`` goes to the element at ``indices``; that of ``max(x)`` is shared evenly by all
+    the maximal elements (by all the NaNs when there is one), as PyTorch.
 
     Examples
     --------
@@ -149,7 +167,7 @@ def max(a: Tensor, dim: int | Tensor | None = None, keepdim: bool = False) -> An
         return sort.max_dim(a, dim, keepdim)
     if a.numel() == 0:
         raise ValueError("max of an empty tensor")
-    return MaxMin.apply(a, dim=None, keepdim=keepdim, largest=True)
+    return MaxMin.apply(a, keepdim=keepdim, largest=True)
 
 
 def min(a: Tensor, dim: int | Tensor | None = None, keepdim: bool = False) -> Any:
@@ -168,7 +186,42 @@ def min(a: Tensor, dim: int | Tensor | None = None, keepdim: bool = False) -> An
         return sort.min_dim(a, dim, keepdim)
     if a.numel() == 0:
         raise ValueError("min of an empty tensor")
-    return MaxMin.apply(a, dim=None, keepdim=keepdim, largest=False)
+    return MaxMin.apply(a, keepdim=keepdim, largest=False)
+
+
+def amax(a: Tensor, dim: Dim = (), keepdim: bool = False) -> Tensor:
+    """The largest value over ``dim`` (every dim for ``()``, the default, or None), as
+    ``torch.amax``: values only, and the gradient shared evenly among tied elements.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> x = mta.tensor([[1.0, 4.0, 4.0], [2.0, 0.0, 1.0]], requires_grad=True)
+    >>> x.amax(dim=1).sum().backward()
+    >>> x.grad.tolist()
+    [[0.0, 0.5, 0.5], [1.0, 0.0, 0.0]]
+    """
+    return _extreme(a, dim, keepdim, largest=True)
+
+
+def amin(a: Tensor, dim: Dim = (), keepdim: bool = False) -> Tensor:
+    """The smallest value over ``dim``; see :func:`amax`.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.tensor([[3.0, 1.0], [0.0, 5.0]]).amin(dim=0).tolist()
+    [0.0, 1.0]
+    """
+    return _extreme(a, dim, keepdim, largest=False)
+
+
+def _extreme(a: Tensor, dim: Dim, keepdim: bool, largest: bool) -> Tensor:
+    name = "amax" if largest else "amin"
+    dims = _reduction_dims(None if dim == () else dim, a.ndim)
+    if any(a.shape[d] == 0 for d in dims) or (a.ndim == 0 and a.numel() == 0):
+        raise ValueError(f"{name}: cannot reduce over a dim of size 0 (shape {tuple(a.shape)})")
+    return AmaxAmin.apply(a, dims=dims, keepdim=keepdim, largest=largest)
 
 
 def argmax(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:

@@ -437,6 +437,14 @@ class TensorMethods:
         """See :func:`minitorch_accel.min`: a tensor, or ``(values, indices)`` with a dim."""
         return _R.min(self, dim, keepdim)
 
+    def amax(self: Any, dim: Any = (), keepdim: builtins.bool = False) -> Tensor:
+        """See :func:`minitorch_accel.amax`."""
+        return _R.amax(self, dim, keepdim)
+
+    def amin(self: Any, dim: Any = (), keepdim: builtins.bool = False) -> Tensor:
+        """See :func:`minitorch_accel.amin`."""
+        return _R.amin(self, dim, keepdim)
+
     def argmax(
         self: Any, dim: builtins.int | None = None, keepdim: builtins.bool = False
     ) -> Tensor:

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..core.function import Function
 from ..core.tensor import Tensor
+from .elementwise import masked_grad, sign_array
 from .operands import _float_input
 
 
@@ -70,13 +71,17 @@ class Tan(Function):
 
 
 class Sign(Function):
-    """``sign(a)``: the gradient is zero."""
+    """``sign(a)``, 0 at NaN as PyTorch (:func:`~.elementwise.sign_array`): the gradient
+    is zero, exactly, even for an infinite incoming gradient.
+    """
+
+    saves_inputs = False  # backward needs no input's values
 
     def forward(self, a: Any) -> Any:
-        return self.xp.sign(a)
+        return sign_array(self.xp, a)
 
     def backward(self, grad: Tensor) -> Tensor:
-        return grad * 0.0  # flat everywhere it is defined
+        return masked_grad(grad, self.xp.zeros((), dtype=bool))  # flat where defined
 
 
 def rsqrt(a: Tensor) -> Tensor:
