@@ -298,3 +298,54 @@ def test_masked_grad_fast_path_equals_its_reference_bit_for_bit(dtype: Any, thre
             assert out.tobytes() == _bits(expected)
     finally:
         mta.set_num_threads(previous)
+
+
+NORM_PS = [2, 1, 3, 1.5, 0.5, INF]
+
+
+def _norm_grad(x: np.ndarray, p: float) -> np.ndarray:
+    """PyTorch's vector-norm gradient of all of ``x`` (linalg_vector_norm_backward)."""
+    a = np.abs(x)
+    n = np.max(a) if p == INF else np.sum(a**p) ** (1 / p)
+    if p == INF:
+        hits = a == n
+        return np.sign(x) * hits / hits.sum()
+    if p == 1:
+        return np.sign(x)
+    if n == 0:
+        return np.zeros_like(x)
+    with np.errstate(divide="ignore"):
+        scaled = np.where(x == 0, 0.0, np.sign(x) * a ** (p - 1))
+    return scaled / n ** (p - 1)
+
+
+@pytest.mark.parametrize("p", NORM_PS, ids=str)
+@pytest.mark.parametrize(
+    "x", [np.zeros(4), np.array([0.0, 1.0, -2.0, 0.0]), np.array([3.0, -3.0, 1.0])], ids=str
+)
+def test_norm_gradient_is_pytorchs_at_zero_vectors_zero_elements_and_ties(
+    x: np.ndarray, p: float
+) -> None:
+    got = _grad(lambda t: t.norm(p), x, np.array(1.0))
+    assert np.allclose(got, _norm_grad(x, p), rtol=1e-12, atol=0), (got, _norm_grad(x, p))
+    assert np.isfinite(got).all()
+    torch = pytest.importorskip("torch")
+    t = torch.tensor(x, requires_grad=True)
+    t.norm(p).backward()
+    assert t.grad is not None
+    assert np.allclose(got, t.grad.numpy(), rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("p", [2, 1, 3, 1.5, 0.5, INF], ids=str)
+def test_norm_over_dims_has_exact_first_and_second_derivatives(p: float) -> None:
+    rng = np.random.default_rng(2)
+    x = rng.uniform(0.5, 2.0, (3, 4)) * rng.choice([-1.0, 1.0], (3, 4))
+    for dim, keepdim in ((None, False), (1, False), (0, True), ((0, 1), False)):
+        t = mta.tensor(x, requires_grad=True)
+
+        def fn(a: Any, dim: Any = dim, keepdim: bool = keepdim) -> Any:
+            return a.norm(p, dim, keepdim) * 1.5
+
+        assert gradcheck(fn, [t])
+        if p != INF:
+            assert gradgradcheck(fn, [t])

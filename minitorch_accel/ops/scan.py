@@ -9,6 +9,7 @@ import numpy as np
 
 from ..core.function import Function
 from ..core.tensor import Tensor
+from . import elementwise, reduce
 from .shape import normalize_dim
 
 
@@ -102,9 +103,56 @@ def cumprod(a: Tensor, dim: int, dtype: Any = None) -> Tensor:
     return CumProd.apply(a, dim=normalize_dim(dim, a.ndim, "cumprod"))
 
 
+class VectorNorm(Function):
+    """``sum(|a|**p) ** (1/p)`` over ``dims`` for ``0 < p < inf``, with PyTorch's
+    gradient (``linalg_vector_norm_backward``): ``a * |a|**(p-2) * grad / norm**(p-1)``,
+    ``sign(a) * grad`` for p = 1, and exactly 0 where the norm is 0 (an all-zero vector,
+    where the textbook formula divides 0 by 0) and, for p < 1, at zero elements.
+    """
+
+    saves_output = True
+
+    def forward(self, a: Any, *, p: float, dims: tuple[int, ...], keepdim: bool) -> Any:
+        xp = self.xp
+        self.p = p
+        if p == 2:
+            out = xp.sqrt((a * a).sum(axis=dims, keepdims=True))
+        elif p == 1:
+            out = xp.abs(a).sum(axis=dims, keepdims=True)
+        else:
+            out = (xp.abs(a) ** p).sum(axis=dims, keepdims=True) ** (1.0 / p)
+        self.kept_shape = out.shape
+        return out if keepdim else out.reshape([s for i, s in enumerate(a.shape) if i not in dims])
+
+    def backward(self, grad: Tensor) -> Tensor:
+        (a,) = self.inputs
+        p, g = self.p, grad.reshape(self.kept_shape)
+        if p == 1:
+            return a.sign() * g
+        n = self.output().reshape(self.kept_shape)
+        if p < 1:  # |a|**(p-1) is infinite at a zero element: 0 there (as PyTorch)
+            nonzero = a.array != 0
+            powered = elementwise.masked_grad(_nonzero(a.abs()) ** (p - 1), nonzero)
+            return a.sign() * powered * g * n ** (1 - p)
+        # 0 where the norm is (p >= 1 makes |a|**(p-1) finite); no 0/0 left to make NaN
+        scale = elementwise.masked_grad(g / _nonzero(n) ** (p - 1), n.array != 0)
+        if p == 2:
+            return a * scale
+        if p < 2:
+            return a.sign() * a.abs() ** (p - 1) * scale
+        return a * a.abs() ** (p - 2) * scale
+
+
+def _nonzero(t: Tensor) -> Tensor:
+    """``t`` with its zeros made 1 (values a gradient then masks off: no 0/0 in them)."""
+    return elementwise.where(t == 0, 1.0, t)
+
+
 def norm(a: Tensor, p: float | str = 2, dim: Any = None, keepdim: bool = False) -> Tensor:
     """The vector ``p``-norm over ``dim`` (all elements by default):
-    ``sum(|a|**p) ** (1/p)``; ``p="fro"`` is 2, ``p=inf`` the largest ``|a|``.
+    ``sum(|a|**p) ** (1/p)``; ``p="fro"`` is 2, ``p=inf`` the largest ``|a|``. The
+    gradient is PyTorch's: 0 for an all-zero vector (:class:`VectorNorm`), and for
+    ``p=inf`` shared evenly among tied largest elements.
 
     Examples
     --------
@@ -113,6 +161,10 @@ def norm(a: Tensor, p: float | str = 2, dim: Any = None, keepdim: bool = False) 
     tensor(5.)
     >>> mta.tensor([[3.0, -4.0]]).norm(1, dim=1)
     tensor([7.])
+    >>> x = mta.zeros(3, requires_grad=True)
+    >>> x.norm().backward()
+    >>> x.grad.tolist()
+    [0.0, 0.0, 0.0]
     """
     if a.dtype.kind != "f":
         raise TypeError(f"norm needs a floating-point tensor, got {a.dtype}; use .float()")
@@ -120,18 +172,10 @@ def norm(a: Tensor, p: float | str = 2, dim: Any = None, keepdim: bool = False) 
         p = 2
     if not isinstance(p, (int, float)) or p <= 0:
         raise ValueError(f"norm: p must be a positive number, 'fro' or inf, got {p!r}")
+    if dim is not None:
+        dims = (dim,) if isinstance(dim, int) else tuple(dim)
+        dim = tuple(sorted({normalize_dim(d, a.ndim, "norm") for d in dims}))
     if p == float("inf"):
-        magnitude = a.abs()
-        if dim is None:
-            out: Tensor = magnitude.max()
-            return out.reshape((1,) * a.ndim) if keepdim else out
-        dims = {normalize_dim(d, a.ndim, "norm") for d in ((dim,) if isinstance(dim, int) else dim)}
-        for d in dims:
-            magnitude = magnitude.max(d, keepdim=True).values
-        kept = tuple(s for i, s in enumerate(a.shape) if i not in dims)
-        return magnitude if keepdim else magnitude.reshape(kept)
-    if p == 2:
-        return (a * a).sum(dim, keepdim).sqrt()
-    if p == 1:
-        return a.abs().sum(dim, keepdim)
-    return (a.abs() ** builtins.float(p)).sum(dim, keepdim) ** (1.0 / p)
+        return reduce.amax(a.abs(), () if dim is None else dim, keepdim)
+    all_dims = tuple(range(a.ndim)) if dim is None else dim
+    return VectorNorm.apply(a, p=builtins.float(p), dims=all_dims, keepdim=keepdim)
