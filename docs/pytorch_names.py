@@ -77,7 +77,7 @@ SECTIONS: dict[str, list[Name]] = {
             DIFFERS,
             "raises a TypeError: NumPy and CuPy have no bfloat16 type",
         ),
-        Name("Tensor.any / Tensor.all", "Tensor.any", DIFFERS, "return a Python bool"),
+        *_same("Tensor", "any all"),
     ],
     "Functions": _same(
         "",
@@ -86,7 +86,8 @@ SECTIONS: dict[str, list[Name]] = {
         "where einsum gather scatter index_select masked_fill cumsum cumprod norm "
         "abs exp log sqrt rsqrt log1p sin cos tan sign sigmoid tanh erf clamp clip "
         "maximum minimum matmul reshape permute transpose squeeze unsqueeze flatten "
-        "sum mean var softmax log_softmax logsumexp argmax argmin amax amin eq ne lt le gt ge "
+        "sum mean var softmax log_softmax logsumexp argmax argmin amax amin any all "
+        "eq ne lt le gt ge "
         "no_grad enable_grad set_grad_enabled inference_mode is_grad_enabled "
         "set_default_dtype get_default_dtype set_default_device get_default_device "
         "save load device float32 float64 float16 int64 int32 long int bool double half",

@@ -66,8 +66,10 @@ from .ops.elementwise import (
 )
 from .ops.matmul import matmul
 from .ops.reduce import (
+    all,
     amax,
     amin,
+    any,
     argmax,
     argmin,
     log_softmax,
@@ -223,6 +225,8 @@ __all__ = [
     "max",
     "amax",
     "amin",
+    "any",
+    "all",
     "maximum",
     "mean",
     "min",

@@ -79,6 +79,38 @@ def test_zeros_ones_full_values() -> None:
     np.testing.assert_array_equal(np.asarray(mta.eye(2, 3)), np.eye(2, 3))
 
 
+@pytest.mark.parametrize(
+    "fill, dtype",
+    [(7, np.int64), (np.int32(7), np.int64), (True, np.bool_), (2.5, np.float32), (-1, np.int64)],
+)
+def test_full_infers_its_dtype_from_the_fill_value_as_pytorch(fill: Any, dtype: Any) -> None:
+    t = mta.full((2, 3), fill)
+    assert t.dtype == dtype and t.shape == (2, 3) and t.tolist() == [[fill] * 3] * 2
+    assert mta.full((2,), fill, dtype=mta.float64).dtype == np.float64  # dtype wins
+    torch = pytest.importorskip("torch")
+    assert str(torch.full((1,), fill).dtype) == f"torch.{np.dtype(dtype).name}"
+
+
+@pytest.mark.parametrize("op", ["any", "all"])
+def test_any_and_all_return_bool_tensors_over_dims_as_pytorch(op: str) -> None:
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 2, (3, 4, 2)) * rng.integers(0, 2, (3, 4, 2))
+    t = mta.tensor(x.astype(np.float32))
+    reference = getattr(np, op)
+    for dim in (None, 0, 1, -1, (0, 2)):
+        for keepdim in (False, True):
+            got = getattr(t, op)(dim, keepdim=keepdim)
+            expected = reference(x != 0, axis=dim, keepdims=keepdim)
+            assert isinstance(got, Tensor) and got.dtype == np.bool_
+            assert got.shape == np.shape(expected) and got.tolist() == np.asarray(expected).tolist()
+            assert getattr(mta, op)(t, dim, keepdim).tolist() == got.tolist()
+    assert bool(t.any()) is bool((x != 0).any())  # `if t.any():` reads it as a Python bool
+    torch = pytest.importorskip("torch")
+    tt = torch.tensor(x)
+    for dim in (0, 2):
+        assert getattr(tt, op)(dim).tolist() == getattr(t, op)(dim).tolist()
+
+
 def test_like_factories_keep_shape_dtype_device() -> None:
     ref = mta.tensor(np.ones((2, 3)), device="cpu:1")
     for t in (mta.zeros_like(ref), mta.ones_like(ref), mta.full_like(ref, 4.0)):

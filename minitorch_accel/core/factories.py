@@ -102,7 +102,19 @@ def full(
     device: DeviceLike | None = None,
     requires_grad: bool = False,
 ) -> Tensor:
-    """A tensor of shape ``size`` filled with ``fill_value``. Default dtype float32."""
+    """A tensor of shape ``size`` filled with ``fill_value``; without ``dtype``, as
+    PyTorch: bool for a bool, int64 for an integer, else the default float dtype.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.full((2,), 7).dtype, mta.full((2,), 7.0).dtype, mta.full((1,), True).dtype
+    (dtype('int64'), dtype('float32'), dtype('bool'))
+    """
+    if dtype is None and isinstance(fill_value, (bool, np.bool_)):
+        dtype = np.bool_
+    elif dtype is None and isinstance(fill_value, (int, np.integer)):
+        dtype = np.int64
     return _fill(tuple(size), fill_value, dtype, device, requires_grad)
 
 

@@ -219,9 +219,40 @@ def amin(a: Tensor, dim: Dim = (), keepdim: bool = False) -> Tensor:
 def _extreme(a: Tensor, dim: Dim, keepdim: bool, largest: bool) -> Tensor:
     name = "amax" if largest else "amin"
     dims = _reduction_dims(None if dim == () else dim, a.ndim)
-    if any(a.shape[d] == 0 for d in dims) or (a.ndim == 0 and a.numel() == 0):
+    if builtins.any(a.shape[d] == 0 for d in dims):
         raise ValueError(f"{name}: cannot reduce over a dim of size 0 (shape {tuple(a.shape)})")
     return AmaxAmin.apply(a, dims=dims, keepdim=keepdim, largest=largest)
+
+
+@on_input_device
+def any(a: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
+    """Whether any element is non-zero over ``dim`` (all dims by default): a bool tensor,
+    as PyTorch's (``if t.any():`` reads a one-element tensor as a Python bool; on a GPU
+    that waits for the device).
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> x = mta.tensor([[0.0, 2.0], [0.0, 0.0]])
+    >>> x.any(), x.any(dim=1).tolist(), bool(x.all())
+    (tensor(True), [True, False], False)
+    """
+    out = a.xp.any(a.array, axis=_reduction_dims(dim, a.ndim), keepdims=keepdim)
+    return Tensor._make(a.xp.asarray(out), a.device, False, None)
+
+
+@on_input_device
+def all(a: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
+    """Whether every element is non-zero over ``dim``; see :func:`any`.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.tensor([[1, 2], [0, 3]]).all(dim=0).tolist()
+    [False, True]
+    """
+    out = a.xp.all(a.array, axis=_reduction_dims(dim, a.ndim), keepdims=keepdim)
+    return Tensor._make(a.xp.asarray(out), a.device, False, None)
 
 
 def argmax(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:

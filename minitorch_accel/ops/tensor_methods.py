@@ -469,15 +469,13 @@ class TensorMethods:
         """See :func:`minitorch_accel.log_softmax`."""
         return _R.log_softmax(self, dim)
 
-    def any(self: Any) -> builtins.bool:
-        """True if any element is non-zero."""
-        with self.device.guard():
-            return bool(self.xp.any(self.array))
+    def any(self: Any, dim: Any = None, keepdim: builtins.bool = False) -> Tensor:
+        """See :func:`minitorch_accel.any`."""
+        return _R.any(self, dim, keepdim)
 
-    def all(self: Any) -> builtins.bool:
-        """True if every element is non-zero."""
-        with self.device.guard():
-            return bool(self.xp.all(self.array))
+    def all(self: Any, dim: Any = None, keepdim: builtins.bool = False) -> Tensor:
+        """See :func:`minitorch_accel.all`."""
+        return _R.all(self, dim, keepdim)
 
     # ---------------------------------------------------------------- shape methods
     def reshape(self: Any, *shape: Any) -> Tensor:
