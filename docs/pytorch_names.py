@@ -93,7 +93,7 @@ SECTIONS: dict[str, list[Name]] = {
         "save load device float32 float64 float16 int64 int32 long int bool double half",
     )
     + [
-        Name("torch.einsum", "einsum", DIFFERS, "no '...' and no repeated letter in one operand"),
+        Name("torch.einsum", "einsum", DIFFERS, "no letter repeated within one operand"),
         Name("torch.bfloat16", "bfloat16", MISSING, "NumPy has no bfloat16 type"),
     ],
     "torch.accelerator": _same(

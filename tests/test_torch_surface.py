@@ -481,6 +481,12 @@ def test_indexing_against_torch() -> None:
         ("i,j->ij", [(3,), (4,)]),
         ("ij,j", [(3, 4), (4,)]),
         ("ijk,ik->j", [(2, 3, 4), (2, 4)]),
+        ("...ij,...jk->...ik", [(5, 2, 3), (3, 4)]),  # '...' broadcasts, right-aligned
+        ("...ij,...jk", [(2, 2, 3), (2, 3, 4)]),  # implicit: '...' first
+        ("b...,b...->b...", [(2, 3, 4), (2, 3, 4)]),
+        ("...j,...j->...", [(4, 1, 3), (2, 3)]),  # size 1 broadcasts inside '...'
+        ("i...->...", [(2, 3, 4)]),
+        ("ij,ij->ij", [(1, 3), (2, 3)]),  # and under a letter
     ],
 )
 def test_einsum(equation: str, shapes: list[tuple[int, ...]], device: str) -> None:
@@ -494,6 +500,34 @@ def test_einsum_errors() -> None:
         mta.einsum("ij->i", mta.zeros(2, 3, 4))
     with pytest.raises(TypeError, match="wrap it with minitorch_accel.tensor"):
         mta.einsum("ij->i", np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="has a '.' outside '...'"):
+        mta.einsum("i.j", mta.zeros(2, 3))
+    with pytest.raises(ValueError, match="names more dims than an operand has"):
+        mta.einsum("...ijk", mta.zeros(2, 3))
+    with pytest.raises(ValueError, match="dim 'j' has sizes 3 and 4; they must match or be 1"):
+        mta.einsum("ij,jk", mta.zeros(2, 3), mta.zeros(4, 5))
+    with pytest.raises(ValueError, match="repeated within one operand"):
+        mta.einsum("ii->i", mta.zeros(2, 2))
+
+
+def test_einsum_with_ellipsis_equals_pytorchs() -> None:
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    for equation, shapes in [
+        ("...ij,...jk->...ik", [(5, 2, 3), (3, 4)]),
+        ("...j,...j", [(4, 1, 3), (2, 3)]),
+    ]:
+        xs = [rng.standard_normal(s) for s in shapes]
+        ours = [mta.tensor(x, requires_grad=True) for x in xs]
+        theirs = [torch.tensor(x, requires_grad=True) for x in xs]
+        y, z = mta.einsum(equation, *ours), torch.einsum(equation, *theirs)
+        y.sum().backward()
+        z.sum().backward()
+        assert y.shape == tuple(z.shape)
+        np.testing.assert_allclose(y.array, z.detach().numpy(), rtol=1e-12)
+        for a, b in zip(ours, theirs, strict=True):
+            assert a.grad is not None and b.grad is not None
+            np.testing.assert_allclose(a.grad.array, b.grad.numpy(), rtol=1e-12)
 
 
 # ------------------------------------------------------------------ in place
