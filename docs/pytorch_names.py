@@ -127,13 +127,74 @@ SECTIONS: dict[str, list[Name]] = {
         "register_buffer requires_grad_ half double float to train eval zero_grad "
         "state_dict load_state_dict",
     )
-    + [Name("torch.nn.DataParallel", "nn.DataParallel")],
+    + [Name("torch.nn.DataParallel", "nn.DataParallel")]
+    + _same(
+        "nn",
+        "ReLU6 Hardtanh Hardsigmoid Hardswish Mish LogSigmoid Softsign Tanhshrink SELU CELU "
+        "Threshold Hardshrink Softshrink Softmin PReLU",
+    )
+    + [
+        Name(
+            "torch.nn.Softplus",
+            "nn.Softplus",
+            DIFFERS,
+            "finite where PyTorch's log1p(exp(x)) overflows; beta=0 raises",
+        )
+    ]
+    + _same(
+        "nn",
+        "ModuleDict ParameterList ZeroPad1d ZeroPad2d ZeroPad3d ConstantPad1d ConstantPad2d "
+        "ConstantPad3d ReflectionPad1d ReflectionPad2d ReflectionPad3d ReplicationPad1d "
+        "ReplicationPad2d ReplicationPad3d CircularPad1d CircularPad2d CircularPad3d "
+        "CosineSimilarity PairwiseDistance Dropout1d Dropout2d Dropout3d",
+    )
+    + [
+        Name(
+            "torch.nn.ParameterDict",
+            "nn.ParameterDict",
+            DIFFERS,
+            "a missing key raises KeyError, not AttributeError",
+        )
+    ]
+    + _same(
+        "nn",
+        "L1Loss SmoothL1Loss HuberLoss KLDivLoss CosineEmbeddingLoss MarginRankingLoss "
+        "HingeEmbeddingLoss PoissonNLLLoss GaussianNLLLoss",
+        note="input and target of one shape: no broadcasting",
+    )
+    + [
+        Name(
+            "torch.nn.BCELoss",
+            "nn.BCELoss",
+            DIFFERS,
+            "the [0, 1] check reads back a bool: on a GPU each call waits for it",
+        ),
+        Name(
+            "torch.nn.BCEWithLogitsLoss",
+            "nn.BCEWithLogitsLoss",
+            note="weight and pos_weight may require grad",
+        ),
+        Name("torch.nn.SoftMarginLoss", "nn.SoftMarginLoss", note="the target may require grad"),
+    ],
     "torch.nn.functional": _same(
         "nn.functional",
         "linear conv1d conv2d max_pool2d avg_pool2d adaptive_avg_pool2d batch_norm "
         "layer_norm group_norm embedding dropout relu sigmoid tanh leaky_relu elu gelu silu "
         "softmax log_softmax mse_loss",
     )
+    + _same(
+        "nn.functional",
+        "relu6 hardtanh hardsigmoid hardswish mish logsigmoid softsign tanhshrink selu celu "
+        "threshold hardshrink softshrink softmin prelu",
+    )
+    + [
+        Name(
+            "torch.nn.functional.softplus",
+            "nn.functional.softplus",
+            DIFFERS,
+            "finite where PyTorch's log1p(exp(x)) overflows; beta=0 raises",
+        )
+    ]
     + [
         Name(
             "torch.nn.functional.cross_entropy",
@@ -142,6 +203,48 @@ SECTIONS: dict[str, list[Name]] = {
             "no class weight",
         ),
         Name("torch.nn.functional.nll_loss", "nn.functional.nll_loss", DIFFERS, "no class weight"),
+    ]
+    + _same(
+        "nn.functional",
+        "pad cosine_similarity pairwise_distance dropout1d dropout2d dropout3d",
+    )
+    + [
+        Name("torch.nn.functional.normalize", "nn.functional.normalize", DIFFERS, "no out="),
+        Name(
+            "torch.nn.functional.one_hot",
+            "nn.functional.one_hot",
+            note="any integer dtype, not only int64",
+        ),
+    ]
+    + _same(
+        "nn.functional",
+        "l1_loss smooth_l1_loss huber_loss kl_div cosine_embedding_loss margin_ranking_loss "
+        "hinge_embedding_loss gaussian_nll_loss",
+        note="input and target of one shape: no broadcasting",
+    )
+    + [
+        Name(
+            "torch.nn.functional.binary_cross_entropy",
+            "nn.functional.binary_cross_entropy",
+            DIFFERS,
+            "the [0, 1] check reads back a bool: on a GPU each call waits for it",
+        ),
+        Name(
+            "torch.nn.functional.binary_cross_entropy_with_logits",
+            "nn.functional.binary_cross_entropy_with_logits",
+            note="weight and pos_weight may require grad",
+        ),
+        Name(
+            "torch.nn.functional.soft_margin_loss",
+            "nn.functional.soft_margin_loss",
+            note="the target may require grad",
+        ),
+        Name(
+            "torch.nn.functional.poisson_nll_loss",
+            "nn.functional.poisson_nll_loss",
+            DIFFERS,
+            "no size_average, reduce: eps is the 5th positional argument",
+        ),
     ],
     "Autograd": [
         Name(

@@ -20,10 +20,38 @@ from __future__ import annotations
 from typing import Any
 
 from . import functional, init
-from .activation import ELU, GELU, LeakyReLU, LogSoftmax, Sigmoid, SiLU, Softmax, Tanh
+from .activation import (
+    CELU,
+    ELU,
+    GELU,
+    SELU,
+    Hardshrink,
+    Hardsigmoid,
+    Hardswish,
+    Hardtanh,
+    LeakyReLU,
+    LogSigmoid,
+    LogSoftmax,
+    Mish,
+    PReLU,
+    ReLU6,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Softmin,
+    Softplus,
+    Softshrink,
+    Softsign,
+    Tanh,
+    Tanhshrink,
+    Threshold,
+)
+from .channel_dropout import Dropout1d, Dropout2d, Dropout3d
 from .container import ModuleList, Sequential
 from .conv1d import Conv1d
 from .conv_layers import AdaptiveAvgPool2d, AvgPool2d, Conv2d, MaxPool2d
+from .dict_containers import ModuleDict, ParameterDict, ParameterList
+from .distance import CosineSimilarity, PairwiseDistance
 from .layers import (
     CrossEntropyLoss,
     Dropout,
@@ -35,10 +63,41 @@ from .layers import (
     Unflatten,
 )
 from .linear import Linear
+from .loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CosineEmbeddingLoss,
+    GaussianNLLLoss,
+    HingeEmbeddingLoss,
+    HuberLoss,
+    KLDivLoss,
+    L1Loss,
+    MarginRankingLoss,
+    PoissonNLLLoss,
+    SmoothL1Loss,
+    SoftMarginLoss,
+)
 from .module import Module
 from .module_state import IncompatibleKeys
 from .norm import BatchNorm1d, BatchNorm2d
 from .normalization import GroupNorm, LayerNorm
+from .padding import (
+    CircularPad1d,
+    CircularPad2d,
+    CircularPad3d,
+    ConstantPad1d,
+    ConstantPad2d,
+    ConstantPad3d,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReflectionPad3d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ReplicationPad3d,
+    ZeroPad1d,
+    ZeroPad2d,
+    ZeroPad3d,
+)
 from .parameter import Parameter
 from .sparse import Embedding
 
@@ -77,6 +136,57 @@ __all__ = [
     "Softmax",
     "Tanh",
     "Unflatten",
+    "CircularPad1d",
+    "CircularPad2d",
+    "CircularPad3d",
+    "ConstantPad1d",
+    "ConstantPad2d",
+    "ConstantPad3d",
+    "CosineSimilarity",
+    "Dropout1d",
+    "Dropout2d",
+    "Dropout3d",
+    "ModuleDict",
+    "PairwiseDistance",
+    "ParameterDict",
+    "ParameterList",
+    "ReflectionPad1d",
+    "ReflectionPad2d",
+    "ReflectionPad3d",
+    "ReplicationPad1d",
+    "ReplicationPad2d",
+    "ReplicationPad3d",
+    "ZeroPad1d",
+    "ZeroPad2d",
+    "ZeroPad3d",
+    "CELU",
+    "Hardshrink",
+    "Hardsigmoid",
+    "Hardswish",
+    "Hardtanh",
+    "LogSigmoid",
+    "Mish",
+    "PReLU",
+    "ReLU6",
+    "SELU",
+    "Softmin",
+    "Softplus",
+    "Softshrink",
+    "Softsign",
+    "Tanhshrink",
+    "Threshold",
+    "BCELoss",
+    "BCEWithLogitsLoss",
+    "CosineEmbeddingLoss",
+    "GaussianNLLLoss",
+    "HingeEmbeddingLoss",
+    "HuberLoss",
+    "KLDivLoss",
+    "L1Loss",
+    "MarginRankingLoss",
+    "PoissonNLLLoss",
+    "SmoothL1Loss",
+    "SoftMarginLoss",
 ]
 
 

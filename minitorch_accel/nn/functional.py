@@ -16,15 +16,35 @@ from typing import Any
 from ..core import autocast_state
 from ..core.tensor import Tensor
 from ..ops import activation as _activation
+from ..ops import activation_more as _activation_more
 from ..ops import dropout as _dropout
 from ..ops import elementwise as _elementwise
-from ..ops.activation import gelu
+from ..ops.activation import gelu, logsigmoid, softmin, softplus, softsign, tanhshrink
+from ..ops.activation_more import hardshrink, prelu, softshrink
+from ..ops.channel_dropout import dropout1d, dropout2d, dropout3d
 from ..ops.conv1d import conv1d
+from ..ops.distance import cosine_similarity, normalize, pairwise_distance
 from ..ops.elementwise import sigmoid, tanh
 from ..ops.layer_norm import embedding, group_norm, layer_norm
 from ..ops.linear import Linear
 from ..ops.loss import cross_entropy, mse_loss, nll_loss
 from ..ops.norm import batch_norm
+from ..ops.one_hot import one_hot
+from ..ops.pad import pad
+from ..ops.pointwise_loss import (
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cosine_embedding_loss,
+    gaussian_nll_loss,
+    hinge_embedding_loss,
+    huber_loss,
+    kl_div,
+    l1_loss,
+    margin_ranking_loss,
+    poisson_nll_loss,
+    smooth_l1_loss,
+    soft_margin_loss,
+)
 from ..ops.reduce import log_softmax, softmax
 from ..ops.tensor_methods import write_in_place
 
@@ -118,6 +138,109 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
     return _apply(_activation.silu, input, inplace, "silu")
 
 
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """:func:`minitorch_accel.ops.activation.selu`; ``inplace`` as :func:`relu`.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.nn.functional.selu(mta.tensor([0.0])).item()
+    0.0
+    """
+    return _apply(_activation.selu, input, inplace, "selu")
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """:func:`minitorch_accel.ops.activation.celu`; ``inplace`` as :func:`relu`.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.nn.functional.celu(mta.tensor([2.0]), alpha=0.5).item()
+    2.0
+    """
+    return _apply(lambda x: _activation.celu(x, alpha), input, inplace, "celu")
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """:func:`minitorch_accel.ops.activation.mish`; ``inplace`` as :func:`relu`.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.nn.functional.mish(mta.tensor([0.0])).item()
+    0.0
+    """
+    return _apply(_activation.mish, input, inplace, "mish")
+
+
+def hardtanh(
+    input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False
+) -> Tensor:
+    """:func:`minitorch_accel.ops.activation_more.hardtanh`; ``inplace`` as :func:`relu`.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> x = mta.tensor([-2.0, 0.5])
+    >>> mta.nn.functional.hardtanh(x, inplace=True) is x, x.tolist()
+    (True, [-1.0, 0.5])
+    """
+    return _apply(
+        lambda x: _activation_more.hardtanh(x, min_val, max_val), input, inplace, "hardtanh"
+    )
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """:func:`minitorch_accel.ops.activation_more.relu6`; ``inplace`` as :func:`relu`.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.nn.functional.relu6(mta.tensor([-1.0, 9.0])).tolist()
+    [0.0, 6.0]
+    """
+    return _apply(_activation_more.relu6, input, inplace, "relu6")
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """:func:`minitorch_accel.ops.activation_more.hardsigmoid`; ``inplace`` as :func:`relu`.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.nn.functional.hardsigmoid(mta.tensor([0.0])).item()
+    0.5
+    """
+    return _apply(_activation_more.hardsigmoid, input, inplace, "hardsigmoid")
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """:func:`minitorch_accel.ops.activation_more.hardswish`; ``inplace`` as :func:`relu`.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.nn.functional.hardswish(mta.tensor([3.0])).item()
+    3.0
+    """
+    return _apply(_activation_more.hardswish, input, inplace, "hardswish")
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """:func:`minitorch_accel.ops.activation_more.threshold`; ``inplace`` as :func:`relu`.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.nn.functional.threshold(mta.tensor([0.5, 2.0]), 1.0, 0.0).tolist()
+    [0.0, 2.0]
+    """
+    return _apply(
+        lambda x: _activation_more.threshold(x, threshold, value), input, inplace, "threshold"
+    )
+
+
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """:func:`minitorch_accel.ops.dropout.dropout`; ``inplace`` as :func:`relu`.
 
@@ -199,4 +322,40 @@ __all__ = [
     "sigmoid",
     "silu",
     "tanh",
+    "cosine_similarity",
+    "dropout1d",
+    "dropout2d",
+    "dropout3d",
+    "normalize",
+    "one_hot",
+    "pad",
+    "pairwise_distance",
+    "celu",
+    "hardshrink",
+    "hardsigmoid",
+    "hardswish",
+    "hardtanh",
+    "logsigmoid",
+    "mish",
+    "prelu",
+    "relu6",
+    "selu",
+    "softmin",
+    "softplus",
+    "softshrink",
+    "softsign",
+    "tanhshrink",
+    "threshold",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "cosine_embedding_loss",
+    "gaussian_nll_loss",
+    "hinge_embedding_loss",
+    "huber_loss",
+    "kl_div",
+    "l1_loss",
+    "margin_ranking_loss",
+    "poisson_nll_loss",
+    "smooth_l1_loss",
+    "soft_margin_loss",
 ]

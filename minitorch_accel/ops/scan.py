@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import builtins
+import math
 from typing import Any
 
 import numpy as np
 
 from ..core.function import Function
 from ..core.tensor import Tensor
-from . import elementwise, reduce
+from . import elementwise
 from .shape import normalize_dim
 
 
@@ -104,40 +105,57 @@ def cumprod(a: Tensor, dim: int, dtype: Any = None) -> Tensor:
 
 
 class VectorNorm(Function):
-    """``sum(|a|**p) ** (1/p)`` over ``dims`` for ``0 < p < inf``, with PyTorch's
-    gradient (``linalg_vector_norm_backward``): ``a * |a|**(p-2) * grad / norm**(p-1)``,
-    ``sign(a) * grad`` for p = 1, and exactly 0 where the norm is 0 (an all-zero vector,
+    """``||a||_p`` over ``dims``: ``sum(|a|**p) ** (1/p)``; ``p=inf`` the largest
+    ``|a|``, ``-inf`` the smallest, ``0`` the count of non-zeros. Its gradient is
+    PyTorch's (``linalg_vector_norm_backward``): ``a * |a|**(p-2) * grad / norm**(p-1)``,
+    ``sign(a) * grad`` for p = 1, shared among the elements at the extreme (and any NaN)
+    for ``±inf``, zero for p = 0, and exactly 0 where the norm is 0 (an all-zero vector,
     where the textbook formula divides 0 by 0) and, for p < 1, at zero elements.
     """
 
-    saves_output = True
+    saves_output = True  # the gradient is written with the norm itself
 
     def forward(self, a: Any, *, p: float, dims: tuple[int, ...], keepdim: bool) -> Any:
-        xp = self.xp
-        self.p = p
+        xp, self.p, self.dims = self.xp, p, dims
+        magnitude = xp.abs(a)
         if p == 2:
             out = xp.sqrt((a * a).sum(axis=dims, keepdims=True))
+        elif math.isinf(p):
+            out = (magnitude.max if p > 0 else magnitude.min)(axis=dims, keepdims=True)
+        elif p == 0:
+            out = (a != 0).sum(axis=dims, keepdims=True).astype(a.dtype)
         elif p == 1:
-            out = xp.abs(a).sum(axis=dims, keepdims=True)
+            out = magnitude.sum(axis=dims, keepdims=True)
         else:
-            out = (xp.abs(a) ** p).sum(axis=dims, keepdims=True) ** (1.0 / p)
+            out = (magnitude**p).sum(axis=dims, keepdims=True) ** (1.0 / p)
         self.kept_shape = out.shape
         return out if keepdim else out.reshape([s for i, s in enumerate(a.shape) if i not in dims])
+
+    def _constant(self, array: Any, dtype: Any) -> Tensor:
+        return Tensor._make(array.astype(dtype), self.device, False, None)
 
     def backward(self, grad: Tensor) -> Tensor:
         (a,) = self.inputs
         p, g = self.p, grad.reshape(self.kept_shape)
+        if p == 0:  # a count: flat wherever it is defined
+            return elementwise.masked_grad(g, self.xp.zeros(a.shape, dtype=bool))
         if p == 1:
             return a.sign() * g
         n = self.output().reshape(self.kept_shape)
+        with self.device.guard():
+            if math.isinf(p):
+                magnitude = self.xp.abs(a.array)
+                hit = (magnitude == n.array) | self.xp.isnan(magnitude)
+                count = self._constant(hit.sum(axis=self.dims, keepdims=True), a.dtype)
+                return a.sign() * (g / count * self._constant(hit, a.dtype))
+            nonzero, norm_nonzero = a.array != 0, n.array != 0
         if p < 1:  # |a|**(p-1) is infinite at a zero element: 0 there (as PyTorch)
-            nonzero = a.array != 0
             powered = elementwise.masked_grad(_nonzero(a.abs()) ** (p - 1), nonzero)
             return a.sign() * powered * g * n ** (1 - p)
         # 0 where the norm is (p >= 1 makes |a|**(p-1) finite); no 0/0 left to make NaN
-        scale = elementwise.masked_grad(g / _nonzero(n) ** (p - 1), n.array != 0)
-        if p == 2:
-            return a * scale
+        if p == 2:  # PyTorch's order: grad * (a / norm), which places NaN as it does
+            return g * elementwise.masked_grad(a / _nonzero(n), norm_nonzero)
+        scale = elementwise.masked_grad(g / _nonzero(n) ** (p - 1), norm_nonzero)
         if p < 2:
             return a.sign() * a.abs() ** (p - 1) * scale
         return a * a.abs() ** (p - 2) * scale
@@ -150,9 +168,10 @@ def _nonzero(t: Tensor) -> Tensor:
 
 def norm(a: Tensor, p: float | str = 2, dim: Any = None, keepdim: bool = False) -> Tensor:
     """The vector ``p``-norm over ``dim`` (all elements by default):
-    ``sum(|a|**p) ** (1/p)``; ``p="fro"`` is 2, ``p=inf`` the largest ``|a|``. The
-    gradient is PyTorch's: 0 for an all-zero vector (:class:`VectorNorm`), and for
-    ``p=inf`` shared evenly among tied largest elements.
+    ``sum(|a|**p) ** (1/p)``; ``p="fro"`` is 2, ``p=inf`` the largest ``|a|``, ``-inf``
+    the smallest, 0 the count of non-zeros. The gradient is PyTorch's
+    (:class:`VectorNorm`): 0 for an all-zero vector, and for ``±inf`` shared evenly
+    among the tied extremes.
 
     Examples
     --------
@@ -170,12 +189,11 @@ def norm(a: Tensor, p: float | str = 2, dim: Any = None, keepdim: bool = False) 
         raise TypeError(f"norm needs a floating-point tensor, got {a.dtype}; use .float()")
     if p == "fro":
         p = 2
-    if not isinstance(p, (int, float)) or p <= 0:
-        raise ValueError(f"norm: p must be a positive number, 'fro' or inf, got {p!r}")
-    if dim is not None:
-        dims = (dim,) if isinstance(dim, int) else tuple(dim)
-        dim = tuple(sorted({normalize_dim(d, a.ndim, "norm") for d in dims}))
-    if p == float("inf"):
-        return reduce.amax(a.abs(), () if dim is None else dim, keepdim)
-    all_dims = tuple(range(a.ndim)) if dim is None else dim
-    return VectorNorm.apply(a, p=builtins.float(p), dims=all_dims, keepdim=keepdim)
+    if isinstance(p, bool) or not isinstance(p, (int, float, np.integer, np.floating)) or p < 0:
+        raise ValueError(f"norm: p must be a number >= 0, 'fro' or inf, got {p!r}")
+    if dim is None:
+        dims = tuple(range(a.ndim))
+    else:
+        named = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
+        dims = tuple(sorted({normalize_dim(d, a.ndim, "norm") for d in named}))
+    return VectorNorm.apply(a, p=builtins.float(p), dims=dims, keepdim=keepdim)
