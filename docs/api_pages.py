@@ -97,8 +97,12 @@ PAGES: tuple[Page, ...] = (
             "minitorch_accel.ops.channel_dropout",
             "minitorch_accel.ops.layer_norm",
             "minitorch_accel.ops.conv1d",
+            "minitorch_accel.ops.conv_transpose",
             "minitorch_accel.ops.linalg",
             "minitorch_accel.linalg",
+            "minitorch_accel.ops.resample",
+            "minitorch_accel.ops.fold",
+            "minitorch_accel.ops.adaptive_max",
         ),
     ),
     Page(

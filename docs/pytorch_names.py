@@ -175,6 +175,20 @@ SECTIONS: dict[str, list[Name]] = {
             note="weight and pos_weight may require grad",
         ),
         Name("torch.nn.SoftMarginLoss", "nn.SoftMarginLoss", note="the target may require grad"),
+    ]
+    + _same("nn", "ConvTranspose1d ConvTranspose2d")
+    + _same(
+        "nn",
+        "UpsamplingNearest2d UpsamplingBilinear2d PixelShuffle PixelUnshuffle Unfold Fold "
+        "AdaptiveMaxPool2d",
+    )
+    + [
+        Name(
+            "torch.nn.Upsample",
+            "nn.Upsample",
+            DIFFERS,
+            "no area, lanczos or antialias; see interpolate",
+        )
     ],
     "torch.nn.functional": _same(
         "nn.functional",
@@ -245,6 +259,21 @@ SECTIONS: dict[str, list[Name]] = {
             DIFFERS,
             "no size_average, reduce: eps is the 5th positional argument",
         ),
+    ]
+    + _same("nn.functional", "conv_transpose1d conv_transpose2d")
+    + _same(
+        "nn.functional",
+        "upsample upsample_nearest upsample_bilinear pixel_shuffle pixel_unshuffle unfold fold "
+        "adaptive_max_pool2d adaptive_max_pool2d_with_indices",
+    )
+    + [
+        Name(
+            "torch.nn.functional.interpolate",
+            "nn.functional.interpolate",
+            DIFFERS,
+            "no area, lanczos or antialias; nearest reads the pixels PyTorch's backward "
+            "and 4-D forward read (its 3-D/5-D forward may differ with a scale factor)",
+        )
     ],
     "Autograd": [
         Name(

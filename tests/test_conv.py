@@ -322,3 +322,20 @@ def test_conv2d_functional_errors() -> None:
         F.conv2d(x, mta.zeros(3, 3, 3, 3, dtype=mta.float64))
     with pytest.raises(TypeError, match="dtypes differ"):
         F.conv2d(x, w.detach().float())
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["fast", "reference"])
+@pytest.mark.parametrize("groups", [1, 2])
+def test_an_empty_batch_convolves_on_both_tiers_as_pytorch(fast: bool, groups: int) -> None:
+    # PyTorch accepts N = 0: an empty output and all-zero weight and bias gradients
+    x = mta.zeros(0, 4, 6, 6, requires_grad=True)
+    w = mta.randn(6, 4 // groups, 3, 3, requires_grad=True)
+    b = mta.randn(6, requires_grad=True)
+    with mta.fast_paths(fast):
+        y = mta.nn.functional.conv2d(x, w, b, padding=1, groups=groups)
+        (y * 2.0).sum().backward()
+    assert y.shape == (0, 6, 6, 6)
+    assert x.grad is not None and x.grad.shape == (0, 4, 6, 6)
+    assert w.grad is not None and b.grad is not None
+    assert w.grad.shape == w.shape and not w.grad.array.any()
+    assert b.grad.tolist() == [0.0] * 6

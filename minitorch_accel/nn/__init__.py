@@ -50,6 +50,7 @@ from .channel_dropout import Dropout1d, Dropout2d, Dropout3d
 from .container import ModuleList, Sequential
 from .conv1d import Conv1d
 from .conv_layers import AdaptiveAvgPool2d, AvgPool2d, Conv2d, MaxPool2d
+from .conv_transpose import ConvTranspose1d, ConvTranspose2d
 from .dict_containers import ModuleDict, ParameterDict, ParameterList
 from .distance import CosineSimilarity, PairwiseDistance
 from .layers import (
@@ -99,6 +100,16 @@ from .padding import (
     ZeroPad3d,
 )
 from .parameter import Parameter
+from .resample import (
+    AdaptiveMaxPool2d,
+    Fold,
+    PixelShuffle,
+    PixelUnshuffle,
+    Unfold,
+    Upsample,
+    UpsamplingBilinear2d,
+    UpsamplingNearest2d,
+)
 from .sparse import Embedding
 
 __all__ = [
@@ -187,6 +198,16 @@ __all__ = [
     "PoissonNLLLoss",
     "SmoothL1Loss",
     "SoftMarginLoss",
+    "ConvTranspose1d",
+    "ConvTranspose2d",
+    "AdaptiveMaxPool2d",
+    "Fold",
+    "PixelShuffle",
+    "PixelUnshuffle",
+    "Unfold",
+    "Upsample",
+    "UpsamplingBilinear2d",
+    "UpsamplingNearest2d",
 ]
 
 

@@ -21,10 +21,13 @@ from ..ops import dropout as _dropout
 from ..ops import elementwise as _elementwise
 from ..ops.activation import gelu, logsigmoid, softmin, softplus, softsign, tanhshrink
 from ..ops.activation_more import hardshrink, prelu, softshrink
+from ..ops.adaptive_max import adaptive_max_pool2d, adaptive_max_pool2d_with_indices
 from ..ops.channel_dropout import dropout1d, dropout2d, dropout3d
 from ..ops.conv1d import conv1d
+from ..ops.conv_transpose import conv_transpose1d, conv_transpose2d
 from ..ops.distance import cosine_similarity, normalize, pairwise_distance
 from ..ops.elementwise import sigmoid, tanh
+from ..ops.fold import fold, unfold
 from ..ops.layer_norm import embedding, group_norm, layer_norm
 from ..ops.linear import Linear
 from ..ops.loss import cross_entropy, mse_loss, nll_loss
@@ -46,6 +49,14 @@ from ..ops.pointwise_loss import (
     soft_margin_loss,
 )
 from ..ops.reduce import log_softmax, softmax
+from ..ops.resample import (
+    interpolate,
+    pixel_shuffle,
+    pixel_unshuffle,
+    upsample,
+    upsample_bilinear,
+    upsample_nearest,
+)
 from ..ops.tensor_methods import write_in_place
 
 
@@ -358,4 +369,16 @@ __all__ = [
     "poisson_nll_loss",
     "smooth_l1_loss",
     "soft_margin_loss",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "adaptive_max_pool2d",
+    "adaptive_max_pool2d_with_indices",
+    "fold",
+    "interpolate",
+    "pixel_shuffle",
+    "pixel_unshuffle",
+    "unfold",
+    "upsample",
+    "upsample_bilinear",
+    "upsample_nearest",
 ]

@@ -39,7 +39,8 @@ def im2col(xp: Any, x: Any, geo: ConvGeometry) -> Any:
     (ph, pw), (dh, dw), (kh, kw) = geo.padding, geo.dilation, geo.w_shape[2:]
     x = xp.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
     taps = [window(x, i * dh, j * dw, geo.stride, geo.out_hw) for i in range(kh) for j in range(kw)]
-    return xp.stack(taps, axis=2).reshape(len(x), geo.groups, -1, geo.out_hw[0] * geo.out_hw[1])
+    k = geo.w_shape[1] * kh * kw  # explicit sizes: a batch of 0 images has no -1 to infer
+    return xp.stack(taps, axis=2).reshape(len(x), geo.groups, k, geo.out_hw[0] * geo.out_hw[1])
 
 
 def col2im(xp: Any, cols: Any, geo: ConvGeometry) -> Any:
@@ -47,7 +48,8 @@ def col2im(xp: Any, cols: Any, geo: ConvGeometry) -> Any:
     was read from, giving an (N, C, H, W) array.
     """
     (n, c, h, w), (ph, pw), (dh, dw) = geo.x_shape, geo.padding, geo.dilation
-    kw, cols = geo.w_shape[3], cols.reshape(n, c, -1, *geo.out_hw)  # tap t = (t // kw, t % kw)
+    kh, kw = geo.w_shape[2:]
+    cols = cols.reshape(n, c, kh * kw, *geo.out_hw)  # tap t = (t // kw, t % kw)
     x = xp.zeros((n, c, h + 2 * ph, w + 2 * pw), cols.dtype)
     for t in range(cols.shape[2]):
         window(x, t // kw * dh, t % kw * dw, geo.stride, geo.out_hw)[...] += cols[:, :, t]
@@ -56,7 +58,7 @@ def col2im(xp: Any, cols: Any, geo: ConvGeometry) -> Any:
 
 def weight_matrix(w: Any, groups: int) -> Any:
     """The weight (O, C/groups, KH, KW) as (groups, O/groups, C/groups*KH*KW)."""
-    return w.reshape(groups, w.shape[0] // groups, -1)
+    return w.reshape(groups, w.shape[0] // groups, w.shape[1] * w.shape[2] * w.shape[3])
 
 
 class Conv2d(Function):
@@ -74,7 +76,7 @@ class Conv2d(Function):
         self.conv, self.cols = conv, None  # a fast forward may keep its im2col matrix in cols
         geo = conv_geometry(x.shape, w.shape, **conv)
         y = (weight_matrix(w, geo.groups) @ im2col(self.xp, x, geo)).reshape(geo.y_shape)
-        return y if b is None else y + b.reshape(1, -1, 1, 1)
+        return y if b is None else y + b.reshape(1, len(b), 1, 1)
 
     def backward(self, gy: Tensor) -> tuple[Tensor | None, ...]:
         return conv2d_grads(self, gy)
@@ -97,7 +99,8 @@ class Conv2dGradInput(Function):
 
     def forward(self, gy: Any, w: Any, *, x_shape: tuple[int, ...], **conv: Any) -> Any:
         self.conv, geo = conv, conv_geometry(x_shape, w.shape, **conv)
-        gy = gy.reshape(x_shape[0], geo.groups, -1, geo.out_hw[0] * geo.out_hw[1])
+        og = geo.w_shape[0] // geo.groups
+        gy = gy.reshape(x_shape[0], geo.groups, og, geo.out_hw[0] * geo.out_hw[1])
         return col2im(self.xp, weight_matrix(w, geo.groups).transpose(0, 2, 1) @ gy, geo)
 
     def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -113,7 +116,8 @@ class Conv2dGradWeight(Function):
 
     def forward(self, gy: Any, x: Any, *, w_shape: Any, cols: Any = None, **conv: Any) -> Any:
         self.conv, geo = conv, conv_geometry(x.shape, w_shape, **conv)
-        gy = gy.reshape(len(x), geo.groups, -1, geo.out_hw[0] * geo.out_hw[1])
+        og = geo.w_shape[0] // geo.groups
+        gy = gy.reshape(len(x), geo.groups, og, geo.out_hw[0] * geo.out_hw[1])
         return (gy @ im2col(self.xp, x, geo).transpose(0, 1, 3, 2)).sum(0).reshape(w_shape)
 
     def backward(self, gg: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -132,7 +136,7 @@ class Conv2dGradBias(Function):
         return gy.sum(axis=(0, 2, 3))
 
     def backward(self, gg: Tensor) -> Tensor:
-        return gg.reshape(1, -1, 1, 1).expand(self.grad_y_shape)
+        return gg.reshape(1, self.grad_y_shape[1], 1, 1).expand(self.grad_y_shape)
 
 
 def conv2d(
