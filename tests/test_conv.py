@@ -339,3 +339,44 @@ def test_an_empty_batch_convolves_on_both_tiers_as_pytorch(fast: bool, groups: i
     assert w.grad is not None and b.grad is not None
     assert w.grad.shape == w.shape and not w.grad.array.any()
     assert b.grad.tolist() == [0.0] * 6
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["fast", "reference"])
+def test_one_unbatched_image_runs_as_a_batch_of_one_as_pytorch(fast: bool) -> None:
+    rng = np.random.default_rng(5)
+    image = rng.standard_normal((2, 9, 9))
+    w, b = rng.standard_normal((4, 2, 3, 3)), rng.standard_normal(4)
+    F = mta.nn.functional
+
+    def run(op: Any, x: np.ndarray) -> tuple[Any, Any, Any]:
+        xt = mta.tensor(x, requires_grad=True)
+        wt, bt = mta.tensor(w, requires_grad=True), mta.tensor(b, requires_grad=True)
+        with mta.fast_paths(fast):
+            y = op(xt, wt, bt)
+            (y * y).sum().backward()
+        assert xt.grad is not None and wt.grad is not None
+        return y.array, xt.grad.array, wt.grad.array
+
+    ops = [
+        lambda x, w, b: F.conv2d(x, w, b, padding=1),
+        lambda x, w, b: F.max_pool2d(F.conv2d(x, w, b), 2),
+        lambda x, w, b: F.avg_pool2d(F.conv2d(x, w, b), 3, 2, 1),
+        lambda x, w, b: F.adaptive_avg_pool2d(F.conv2d(x, w, b), 2),
+        lambda x, w, b: mta.nn.Sequential(mta.nn.ReLU(), mta.nn.MaxPool2d(2))(F.conv2d(x, w, b)),
+    ]
+    for op in ops:
+        unbatched, batched = run(op, image), run(op, image[None])
+        assert unbatched[0].shape == batched[0].shape[1:]
+        np.testing.assert_allclose(unbatched[0], batched[0][0], rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(unbatched[1], batched[1][0], rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(unbatched[2], batched[2], rtol=1e-12, atol=1e-12)
+    conv = mta.nn.Conv2d(2, 4, 3)
+    assert conv(mta.tensor(image, dtype=mta.float32)).shape == (4, 7, 7)
+    signal = mta.nn.Conv1d(2, 3, 3)(mta.zeros(2, 10))
+    assert signal.shape == (3, 8)
+    torch = pytest.importorskip("torch")
+    got = F.conv2d(mta.tensor(image), mta.tensor(w), mta.tensor(b), padding=1)
+    want = torch.nn.functional.conv2d(
+        torch.tensor(image), torch.tensor(w), torch.tensor(b), padding=1
+    )
+    np.testing.assert_allclose(got.array, want.numpy(), rtol=1e-10, atol=1e-12)

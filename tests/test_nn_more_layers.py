@@ -270,9 +270,10 @@ def test_conv1d(stride: int, padding: int, device: str) -> None:
         atol=1e-5,
     )
     with pytest.raises(
-        ValueError, match=r"Conv1d\(3, 4\) expects input of shape \(N, 3, L\), got \(3, 7\)"
+        ValueError,
+        match=r"Conv1d\(3, 4\) expects input of shape \(N, 3, L\) or \(3, L\), got \(5, 7\)",
     ):
-        layer(mta.zeros(3, 7, device=device))
+        layer(mta.zeros(5, 7, device=device))
 
 
 def test_conv1d_against_torch() -> None:
@@ -369,15 +370,15 @@ def test_device_beyond_the_virtual_ones() -> None:
 def test_wrong_input_rank_names_the_expected_shape() -> None:
     conv = nn.Conv2d(1, 8, 3)
     with pytest.raises(
-        ValueError, match=r"Conv2d\(1, 8\) expects input of shape \(N, 1, H, W\), got \(28, 28\)"
+        ValueError,
+        match=r"Conv2d\(1, 8\) expects input of shape \(N, 1, H, W\) or one image "
+        r"\(1, H, W\), got \(28, 28\)",
     ):
         conv(mta.zeros(28, 28))
+    with pytest.raises(ValueError, match=r"got \(3, 28, 28\)"):
+        conv(mta.zeros(3, 28, 28))  # unbatched, but 3 channels for a 1-channel layer
     with pytest.raises(
-        ValueError, match=r"got \(1, 28, 28\); add the batch dim, e.g. x.unsqueeze\(0\)"
-    ):
-        conv(mta.zeros(1, 28, 28))
-    with pytest.raises(
-        ValueError, match=r"expects input of shape \(N, 1, H, W\), got \(4, 3, 28, 28\)"
+        ValueError, match=r"\(N, 1, H, W\) or one image \(1, H, W\), got \(4, 3, 28, 28\)"
     ):
         conv(mta.zeros(4, 3, 28, 28))
     fc = nn.Linear(784, 10)

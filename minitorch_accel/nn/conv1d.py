@@ -56,11 +56,11 @@ class Conv1d(Module):
         reset_conv_parameters(self.weight, self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
-        """Convolve ``input`` (N, in_channels, L)."""
-        if input.ndim != 3 or input.shape[1] != self.in_channels:
+        """Convolve ``input`` (N, in_channels, L), or one (in_channels, L) signal."""
+        if input.ndim not in (2, 3) or input.shape[-2] != self.in_channels:
             raise ValueError(
                 f"Conv1d({self.in_channels}, {self.out_channels}) expects input of shape "
-                f"(N, {self.in_channels}, L), got {input.shape}"
+                f"(N, {self.in_channels}, L) or ({self.in_channels}, L), got {input.shape}"
             )
         return F.conv1d(
             input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups

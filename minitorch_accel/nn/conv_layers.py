@@ -122,7 +122,7 @@ class Conv2d(Module):
         reset_conv_parameters(self.weight, self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
-        """Convolve ``input`` (N, in_channels, H, W)."""
+        """Convolve ``input`` (N, in_channels, H, W), or one (in_channels, H, W) image."""
         self._check_input(input)
         return F.conv2d(
             input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
@@ -158,11 +158,11 @@ class Conv2d(Module):
 
     def _check_input(self, input: Tensor) -> None:
         shape = getattr(input, "shape", None)
-        if shape is not None and (len(shape) != 4 or shape[1] != self.in_channels):
+        if shape is not None and (len(shape) not in (3, 4) or shape[-3] != self.in_channels):
             raise ValueError(
                 f"Conv2d({self.in_channels}, {self.out_channels}) expects input of shape "
-                f"(N, {self.in_channels}, H, W), got {tuple(shape)}"
-                + ("; add the batch dim, e.g. x.unsqueeze(0)" if len(shape) == 3 else "")
+                f"(N, {self.in_channels}, H, W) or one image ({self.in_channels}, H, W), "
+                f"got {tuple(shape)}"
             )
 
     def extra_repr(self) -> str:

@@ -158,7 +158,7 @@ def conv2d(
     Parameters
     ----------
     input : Tensor
-        (N, C, H, W).
+        (N, C, H, W), or one unbatched (C, H, W) image.
     weight : Tensor
         (O, C // groups, KH, KW).
     bias : Tensor, optional
@@ -194,6 +194,8 @@ def conv2d(
     for name, t in (("input", input), ("weight", weight), ("bias", bias)):
         if t is not None and not isinstance(t, Tensor):
             raise TypeError(f"conv2d: {name} must be a Tensor, got {type(t).__name__}")
+    if input.ndim == 3:  # one unbatched (C, H, W) image, as PyTorch accepts: a batch of one
+        return conv2d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups)[0]
     if autocast_state.state.dtype is not None:
         input, weight, bias = autocast_state.to_compute_dtype(  # type: ignore[assignment]
             input, weight, bias

@@ -27,6 +27,8 @@ def conv1d(
     >>> mta.nn.functional.conv1d(x, w).tolist()
     [[[3.0, 3.0, 3.0]]]
     """
+    if isinstance(input, Tensor) and input.ndim == 2:  # unbatched (C, L), as PyTorch accepts
+        return conv1d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups)[0]
     if input.ndim != 3 or weight.ndim != 3:
         raise ValueError(
             f"conv1d: input {input.shape}, weight {weight.shape}: expected input (N, C, L) "

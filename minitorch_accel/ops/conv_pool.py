@@ -275,6 +275,20 @@ def conv2d_max_pool2d(
     >>> bool((conv2d_max_pool2d(x, w, None, kernel_size=2, relu=True) == fused.relu()).all())
     True
     """
+    if isinstance(input, Tensor) and input.ndim == 3:  # unbatched (C, H, W): a batch of one
+        return conv2d_max_pool2d(
+            input.unsqueeze(0),
+            weight,
+            bias,
+            stride,
+            padding,
+            dilation,
+            groups,
+            kernel_size=kernel_size,
+            pool_stride=pool_stride,
+            pool_padding=pool_padding,
+            relu=relu,
+        )[0]
     pool = None
     fast = isinstance(input, Tensor) and isinstance(weight, Tensor) and is_fast_paths_enabled()
     if (

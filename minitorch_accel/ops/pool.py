@@ -227,6 +227,8 @@ def max_pool2d(
     [[5.0, 7.0], [13.0, 15.0]]
     """
     _check("max_pool2d", input)
+    if input.ndim == 3:  # one unbatched (C, H, W) image, as PyTorch accepts
+        return max_pool2d(input.unsqueeze(0), kernel_size, stride, padding)[0]
     geo = pool_geometry("max_pool2d", input.shape, kernel_size, stride, padding)
     return MaxPool2d.apply(input, geo=geo)
 
@@ -251,6 +253,8 @@ def avg_pool2d(
     [[2.5, 4.5], [10.5, 12.5]]
     """
     _check("avg_pool2d", input)
+    if input.ndim == 3:  # one unbatched (C, H, W) image, as PyTorch accepts
+        return avg_pool2d(input.unsqueeze(0), kernel_size, stride, padding, count_include_pad)[0]
     geo = pool_geometry("avg_pool2d", input.shape, kernel_size, stride, padding)
     return AvgPool2d.apply(input, geo=geo, count_include_pad=count_include_pad)
 
@@ -268,6 +272,8 @@ def adaptive_avg_pool2d(input: Tensor, output_size: IntPair) -> Tensor:
     [[[[7.5]]]]
     """
     _check("adaptive_avg_pool2d", input)
+    if input.ndim == 3:  # one unbatched (C, H, W) image, as PyTorch accepts
+        return adaptive_avg_pool2d(input.unsqueeze(0), output_size)[0]
     return AdaptiveAvgPool2d.apply(input, output_size=output_size)
 
 
