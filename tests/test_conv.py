@@ -374,7 +374,14 @@ def test_one_unbatched_image_runs_as_a_batch_of_one_as_pytorch(fast: bool) -> No
     assert conv(mta.tensor(image, dtype=mta.float32)).shape == (4, 7, 7)
     signal = mta.nn.Conv1d(2, 3, 3)(mta.zeros(2, 10))
     assert signal.shape == (3, 8)
+
+
+def test_one_unbatched_image_convolves_as_pytorchs() -> None:
     torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(5)
+    image = rng.standard_normal((2, 9, 9))
+    w, b = rng.standard_normal((4, 2, 3, 3)), rng.standard_normal(4)
+    F = mta.nn.functional
     got = F.conv2d(mta.tensor(image), mta.tensor(w), mta.tensor(b), padding=1)
     want = torch.nn.functional.conv2d(
         torch.tensor(image), torch.tensor(w), torch.tensor(b), padding=1

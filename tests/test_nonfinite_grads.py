@@ -329,10 +329,18 @@ def test_norm_gradient_is_pytorchs_at_zero_vectors_zero_elements_and_ties(
     got = _grad(lambda t: t.norm(p), x, np.array(1.0))
     assert np.allclose(got, _norm_grad(x, p), rtol=1e-12, atol=0), (got, _norm_grad(x, p))
     assert np.isfinite(got).all()
+
+
+@pytest.mark.parametrize("p", NORM_PS, ids=str)
+@pytest.mark.parametrize(
+    "x", [np.zeros(4), np.array([0.0, 1.0, -2.0, 0.0]), np.array([3.0, -3.0, 1.0])], ids=str
+)
+def test_norm_gradient_equals_pytorchs(x: np.ndarray, p: float) -> None:
     torch = pytest.importorskip("torch")
     t = torch.tensor(x, requires_grad=True)
     t.norm(p).backward()
     assert t.grad is not None
+    got = _grad(lambda u: u.norm(p), x, np.array(1.0))
     assert np.allclose(got, t.grad.numpy(), rtol=1e-12, atol=0)
 
 

@@ -87,8 +87,12 @@ def test_full_infers_its_dtype_from_the_fill_value_as_pytorch(fill: Any, dtype: 
     t = mta.full((2, 3), fill)
     assert t.dtype == dtype and t.shape == (2, 3) and t.tolist() == [[fill] * 3] * 2
     assert mta.full((2,), fill, dtype=mta.float64).dtype == np.float64  # dtype wins
+
+
+@pytest.mark.parametrize("fill", [7, np.int32(7), True, 2.5, -1])
+def test_full_infers_the_dtype_pytorch_infers(fill: Any) -> None:
     torch = pytest.importorskip("torch")
-    assert str(torch.full((1,), fill).dtype) == f"torch.{np.dtype(dtype).name}"
+    assert str(torch.full((1,), fill).dtype) == f"torch.{mta.full((1,), fill).dtype.name}"
 
 
 @pytest.mark.parametrize("op", ["any", "all"])
@@ -105,8 +109,14 @@ def test_any_and_all_return_bool_tensors_over_dims_as_pytorch(op: str) -> None:
             assert got.shape == np.shape(expected) and got.tolist() == np.asarray(expected).tolist()
             assert getattr(mta, op)(t, dim, keepdim).tolist() == got.tolist()
     assert bool(t.any()) is bool((x != 0).any())  # `if t.any():` reads it as a Python bool
+
+
+@pytest.mark.parametrize("op", ["any", "all"])
+def test_any_and_all_equal_pytorchs(op: str) -> None:
     torch = pytest.importorskip("torch")
-    tt = torch.tensor(x)
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 2, (3, 4, 2)) * rng.integers(0, 2, (3, 4, 2))
+    tt, t = torch.tensor(x), mta.tensor(x)
     for dim in (0, 2):
         assert getattr(tt, op)(dim).tolist() == getattr(t, op)(dim).tolist()
 
