@@ -296,3 +296,46 @@ def test_pool_functional_errors() -> None:
     with pytest.raises(ValueError, match=r"input \(4, 4\)"):
         F.max_pool2d(mta.zeros(4, 4), 2)
     assert F.max_pool2d(mta.zeros(1, 4, 4), 2).shape == (1, 2, 2)  # unbatched, as PyTorch
+
+
+@pytest.mark.parametrize("size", [(1, 1), (2, 3), (3, 2)])
+def test_adaptive_avg_pool_keeps_an_infinity_inside_its_bins(size: tuple[int, int]) -> None:
+    # bins stay apart: an inf (or NaN) reaches only the bins that hold it, not the others
+    # through a 0 * inf, as PyTorch's; the reference is the plain mean of each bin
+    x = np.arange(2 * 3 * 5 * 7, dtype=np.float64).reshape(2, 3, 5, 7)
+    x[0, 1, 0, 0], x[1, 2, 4, 6] = np.inf, np.nan
+    t = mta.tensor(x, requires_grad=True)
+    y = F.adaptive_avg_pool2d(t, size)
+    oh, ow = size
+    expected = np.empty((2, 3, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            r0, r1 = i * 5 // oh, -(-(i + 1) * 5 // oh)
+            c0, c1 = j * 7 // ow, -(-(j + 1) * 7 // ow)
+            expected[:, :, i, j] = x[:, :, r0:r1, c0:c1].mean(axis=(2, 3))
+    np.testing.assert_array_equal(np.isnan(y.array), np.isnan(expected))
+    np.testing.assert_allclose(y.array, expected, rtol=1e-12)
+    g = np.ones((2, 3, oh, ow))
+    g[0, 0, 0, 0] = np.inf
+    y.backward(mta.tensor(g))
+    assert t.grad is not None
+    assert np.isinf(t.grad.array[0, 0]).any() and np.isfinite(t.grad.array[1]).all()
+    assert not np.isnan(t.grad.array).any()
+
+
+@pytest.mark.parametrize("size", [(1, 1), (2, 3), (3, 2)])
+def test_adaptive_avg_pool_with_an_infinity_equals_pytorchs(size: tuple[int, int]) -> None:
+    torch = pytest.importorskip("torch")
+    x = np.arange(2 * 3 * 5 * 7, dtype=np.float64).reshape(2, 3, 5, 7)
+    x[0, 1, 0, 0], x[1, 2, 4, 6] = np.inf, np.nan
+    g = np.ones((2, 3, *size))
+    g[0, 0, 0, 0] = np.inf
+    t = mta.tensor(x, requires_grad=True)
+    y = F.adaptive_avg_pool2d(t, size)
+    y.backward(mta.tensor(g))
+    assert t.grad is not None
+    tx = torch.tensor(x, requires_grad=True)
+    ty = torch.nn.functional.adaptive_avg_pool2d(tx, size)
+    ty.backward(torch.tensor(g))
+    np.testing.assert_allclose(y.array, ty.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(t.grad.array, tx.grad.numpy(), rtol=1e-12)

@@ -128,18 +128,25 @@ class AvgPool2dBackward(Function):
         return AvgPool2d.apply(gg, geo=self.geo, count_include_pad=self.count_include_pad)
 
 
-def _adaptive_matrix(xp: Any, size: int, out: int, dtype: Any) -> Any:
-    """(out, size) matrix averaging PyTorch's adaptive bins [floor(i*size/out), ceil(...))."""
-    i = xp.arange(out)[:, None]
-    start, stop = (i * size) // out, -((-(i + 1) * size) // out)
-    pos = xp.arange(size)[None, :]
-    return (((pos >= start) & (pos < stop)) / (stop - start)).astype(dtype)
+def adaptive_bins(size: int, out: int) -> list[tuple[int, int]]:
+    """PyTorch's adaptive pooling bins: ``[floor(i*size/out), ceil((i+1)*size/out))`` for
+    each output index ``i`` (neighbouring bins overlap when ``out`` does not divide
+    ``size``).
+
+    Examples
+    --------
+    >>> adaptive_bins(5, 3)
+    [(0, 2), (1, 4), (3, 5)]
+    """
+    return [((i * size) // out, -((-(i + 1) * size) // out)) for i in range(out)]
 
 
 def adaptive_avg_pool2d_forward(xp: Any, x: Any, output_size: IntPair) -> Any:
     """Adaptive average pooling to ``output_size`` (any size; bins as PyTorch's).
 
-    Separable: ``y = A_h @ x @ A_w.T`` with (OH, H) and (OW, W) averaging matrices.
+    Separable: the mean of each bin of rows, then of each bin of columns. (As one
+    averaging matrix per dim, ``A_h @ x @ A_w.T``, an infinite value would meet the
+    zeros of the other bins and make NaN there; PyTorch's bins stay apart.)
     """
     oh, ow = pair(output_size, "output_size")
     if x.ndim != 4 or min(oh, ow) <= 0:
@@ -147,21 +154,26 @@ def adaptive_avg_pool2d_forward(xp: Any, x: Any, output_size: IntPair) -> Any:
             f"adaptive_avg_pool2d: input {tuple(x.shape)} must be 4-D and "
             f"output_size {(oh, ow)} positive"
         )
-    a_h = _adaptive_matrix(xp, x.shape[2], oh, x.dtype)
-    a_w = _adaptive_matrix(xp, x.shape[3], ow, x.dtype)
-    return xp.matmul(a_h, xp.matmul(x, a_w.T))
+    rows = xp.stack([x[:, :, a:b].mean(axis=2) for a, b in adaptive_bins(x.shape[2], oh)], 2)
+    return xp.stack([rows[..., a:b].mean(axis=3) for a, b in adaptive_bins(x.shape[3], ow)], 3)
 
 
 def adaptive_avg_pool2d_backward(xp: Any, grad_y: Any, x_shape: tuple[int, ...]) -> Any:
-    """Gradient of :func:`adaptive_avg_pool2d_forward`: ``A_h.T @ grad_y @ A_w``."""
-    _, _, oh, ow = grad_y.shape
-    a_h = _adaptive_matrix(xp, x_shape[2], oh, grad_y.dtype)
-    a_w = _adaptive_matrix(xp, x_shape[3], ow, grad_y.dtype)
-    return xp.matmul(a_h.T, xp.matmul(grad_y, a_w))
+    """Gradient of :func:`adaptive_avg_pool2d_forward`: each bin's gradient shared
+    evenly by its elements, column bins then row bins (overlapping bins add).
+    """
+    n, c, oh, ow = grad_y.shape
+    rows = xp.zeros((n, c, oh, x_shape[3]), grad_y.dtype)
+    for j, (a, b) in enumerate(adaptive_bins(x_shape[3], ow)):
+        rows[..., a:b] += grad_y[..., j : j + 1] / (b - a)
+    grad_x = xp.zeros(x_shape, grad_y.dtype)
+    for i, (a, b) in enumerate(adaptive_bins(x_shape[2], oh)):
+        grad_x[:, :, a:b] += rows[:, :, i : i + 1] / (b - a)
+    return grad_x
 
 
 class AdaptiveAvgPool2d(Function):
-    """``y = A_h @ x @ A_w.T`` with PyTorch's adaptive averaging bins."""
+    """The mean of each of PyTorch's adaptive bins (:func:`adaptive_bins`)."""
 
     saves_inputs = False  # backward needs no input's values
 
@@ -174,7 +186,7 @@ class AdaptiveAvgPool2d(Function):
 
 
 class AdaptiveAvgPool2dBackward(Function):
-    """``grad_x = A_h.T @ grad_y @ A_w``; adjoint of :class:`AdaptiveAvgPool2d`."""
+    """Each bin's gradient shared by its elements; adjoint of :class:`AdaptiveAvgPool2d`."""
 
     saves_inputs = False  # backward needs no input's values
 
