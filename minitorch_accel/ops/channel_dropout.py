@@ -16,10 +16,8 @@ from __future__ import annotations
 
 import warnings
 
-import numpy as np
-
 from ..core.tensor import Tensor
-from .dropout import Dropout
+from .dropout import drop_with_mask
 from .tensor_methods import write_in_place
 
 
@@ -59,12 +57,7 @@ def feature_dropout(input: Tensor, p: float = 0.5, training: bool = True) -> Ten
         raise ValueError(
             f"feature dropout requires at least 2 dimensions in the input, got {input.shape}"
         )
-    device = input.device
-    generator = device.backend.generator(device)
-    noise_shape = input.shape[:2] + (1,) * (input.ndim - 2)  # one draw per (n, c)
-    with device.backend.device_context(device):
-        keep = generator.random(noise_shape, dtype=np.float32) >= np.float32(p)
-    return Dropout.apply(input, keep=keep, scale=1.0 / (1.0 - p))
+    return drop_with_mask(input, p, input.shape[:2] + (1,) * (input.ndim - 2))  # per (n, c)
 
 
 def _run(

@@ -63,8 +63,16 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
         raise TypeError(f"dropout: input must be floating point, got {input.dtype}")
     if p == 1.0:
         return input * 0.0
+    return drop_with_mask(input, p, input.shape)
+
+
+def drop_with_mask(input: Tensor, p: float, mask_shape: tuple[int, ...]) -> Tensor:
+    """:class:`Dropout` of ``input`` with a keep mask of ``mask_shape`` (broadcast over
+    ``input``: one decision per element, or per channel for channel dropout), drawn
+    from the generator of ``input``'s device; ``0 <= p < 1``.
+    """
     device = input.device
     generator = device.backend.generator(device)
     with device.backend.device_context(device):
-        keep = generator.random(input.shape, dtype=np.float32) >= np.float32(p)
+        keep = generator.random(mask_shape, dtype=np.float32) >= np.float32(p)
     return Dropout.apply(input, keep=keep, scale=1.0 / (1.0 - p))
