@@ -85,6 +85,32 @@ def erf(a: Tensor) -> Tensor:
     return Erf.apply(_float_input("erf", a))
 
 
+def softplus_array(xp: Any, z: Any) -> Any:
+    """``log(1 + exp(z))`` of a raw array as ``max(z, 0) + log1p(exp(-|z|))``: ``exp``
+    never overflows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> softplus_array(np, np.array([-1000.0, 0.0, 1000.0])).round(4).tolist()
+    [0.0, 0.6931, 1000.0]
+    """
+    return xp.maximum(z, 0) + xp.log1p(xp.exp(-xp.abs(z)))
+
+
+def log_sigmoid_array(xp: Any, x: Any) -> Any:
+    """``log(sigmoid(x))`` of a raw array as ``min(x, 0) - log1p(exp(-|x|))``: no
+    overflow for any ``x``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> log_sigmoid_array(np, np.array([-1000.0, 1000.0])).tolist()
+    [-1000.0, 0.0]
+    """
+    return xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x)))
+
+
 class Pointwise(Function):
     """An elementwise ``y = f(x)`` whose backward is ``grad * f'(x)``: subclasses give
     ``forward`` and ``derivative`` (``f'`` of the input Tensor, from differentiable ops).
@@ -246,9 +272,7 @@ class Softplus(Pointwise):
         self.beta, self.threshold = beta, threshold
         xp = self.xp
         bx = x * beta
-        # log(1 + exp(z)) = max(z, 0) + log(1 + exp(-|z|)): exp never overflows
-        smooth = (xp.maximum(bx, 0) + xp.log1p(xp.exp(-xp.abs(bx)))) / beta
-        return xp.where(bx > threshold, x, smooth)
+        return xp.where(bx > threshold, x, softplus_array(xp, bx) / beta)
 
     def derivative(self, x: Tensor) -> Tensor:
         bx = x * self.beta
@@ -283,8 +307,7 @@ class Mish(Pointwise):
     """``x * tanh(softplus(x))``: ``d/dx = t + x sigmoid(x) (1 - t**2)``, ``t`` the tanh."""
 
     def forward(self, x: Any) -> Any:
-        xp = self.xp
-        return x * xp.tanh(xp.maximum(x, 0) + xp.log1p(xp.exp(-xp.abs(x))))
+        return x * self.xp.tanh(softplus_array(self.xp, x))
 
     def derivative(self, x: Tensor) -> Tensor:
         t = tanh(softplus(x))
@@ -307,8 +330,7 @@ class LogSigmoid(Pointwise):
     """``log(sigmoid(x)) = min(x, 0) - log(1 + exp(-|x|))``: ``d/dx = sigmoid(-x)``."""
 
     def forward(self, x: Any) -> Any:
-        xp = self.xp
-        return xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x)))  # no overflow for any x
+        return log_sigmoid_array(self.xp, x)
 
     def derivative(self, x: Tensor) -> Tensor:
         return sigmoid(-x)

@@ -34,7 +34,7 @@ import numpy as np
 
 from ..core.function import Function, on_input_device
 from ..core.tensor import Tensor
-from .activation import logsigmoid
+from .activation import log_sigmoid_array, logsigmoid
 from .elementwise import clamp, exp, log, sigmoid, where
 from .loss import _capturing, check_reduction
 from .operands import result_dtype
@@ -346,8 +346,7 @@ class BinaryCrossEntropyWithLogits(Function):
     """
 
     def forward(self, x: Any, y: Any, pos_weight: Any) -> Any:
-        xp = self.xp
-        log_sigmoid = xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x)))
+        log_sigmoid = log_sigmoid_array(self.xp, x)
         if pos_weight is not None:
             log_sigmoid = log_sigmoid * ((pos_weight - 1) * y + 1)
         return (1 - y) * x - log_sigmoid
