@@ -296,7 +296,20 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
             f"mse_loss: input shape {input.shape} and target shape {target.shape} differ"
         )
     diff = input - target
-    squared = diff * diff
+    return reduce_loss(diff * diff, reduction)
+
+
+def reduce_loss(term: Tensor, reduction: str) -> Tensor:
+    """``term`` itself ("none"), its sum ("sum") or its mean ("mean"; NaN if empty):
+    the last step of every loss of a per-element term.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> terms = mta.tensor([1.0, 3.0])
+    >>> reduce_loss(terms, "mean").item(), reduce_loss(terms, "sum").item()
+    (2.0, 4.0)
+    """
     if reduction == "none":
-        return squared
-    return squared.sum() if reduction == "sum" else squared.mean()
+        return term
+    return term.sum() if reduction == "sum" else term.mean()

@@ -4,7 +4,8 @@ L1, smooth L1, Huber, binary cross-entropy (of probabilities and of logits), KL
 divergence, soft margin, margin ranking, hinge embedding, Poisson and Gaussian negative
 log-likelihood; and the cosine embedding loss, whose term is per row (the cosine of two
 vectors). Each computes its term, multiplies a weight where there is one, and
-:func:`reduce_loss` returns the terms ("none"), their sum ("sum") or their mean ("mean").
+:func:`~minitorch_accel.ops.loss.reduce_loss` returns the terms ("none"), their sum
+("sum") or their mean ("mean").
 
 Most terms are compositions of differentiable ops, built as PyTorch builds them, so
 their gradients (of every order) are PyTorch's. Smooth L1, Huber and the two binary
@@ -36,7 +37,7 @@ from ..core.function import Function, on_input_device
 from ..core.tensor import Tensor
 from .activation import log_sigmoid_array, logsigmoid
 from .elementwise import clamp, exp, log, sigmoid, where
-from .loss import _capturing, check_reduction
+from .loss import _capturing, check_reduction, reduce_loss
 from .operands import result_dtype
 from .unary import log1p
 
@@ -103,13 +104,6 @@ def _broadcast_weight(name: str, label: str, weight: Tensor, input: Tensor) -> T
             f"shape {input.shape}"
         )
     return weight.to(dtype=result_dtype(weight.dtype, input.dtype))
-
-
-def reduce_loss(term: Tensor, reduction: str) -> Tensor:
-    """``term`` itself ("none"), its sum ("sum") or its mean ("mean"; NaN if empty)."""
-    if reduction == "none":
-        return term
-    return term.sum() if reduction == "sum" else term.mean()
 
 
 # ------------------------------------------------------------------ L1, smooth L1, Huber
