@@ -17,6 +17,7 @@ from ..core import factories
 from ..core.convert import DTypeLike
 from ..core.tensor import Tensor
 from ..ops.conv_transpose import (
+    _ints,
     conv_transpose1d,
     conv_transpose2d,
     conv_transpose_output_size,
@@ -87,18 +88,7 @@ class _ConvTransposeNd(Module):
         self.reset_parameters()
 
     def _ints(self, value: IntTuple, what: str) -> tuple[int, ...]:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return (value,) * self.dims
-        if (
-            isinstance(value, (tuple, list))
-            and len(value) == self.dims
-            and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
-        ):
-            return tuple(value)
-        raise ValueError(
-            f"{type(self).__name__}: {what} must be an int or a tuple of {self.dims} ints, "
-            f"got {value!r}"
-        )
+        return _ints(type(self).__name__, what, value, self.dims)
 
     def reset_parameters(self) -> None:
         """Draw new initial weights (and bias) as the constructor does: PyTorch's
