@@ -22,22 +22,24 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from .index import Gather
+from .pool import adaptive_bins
 
 OptionalPair = int | None | tuple[int | None, int | None]
 """An output size: an int for both dims, or a pair whose None entries keep the input's."""
 
 
 def bin_taps(size: int, out: int) -> np.ndarray:
-    """(out, taps) input positions of PyTorch's adaptive bins, each bin's last position
-    repeated up to the largest bin's length.
+    """(out, taps) input positions of PyTorch's adaptive bins
+    (:func:`~minitorch_accel.ops.pool.adaptive_bins`), each bin's last position repeated
+    up to the largest bin's length.
 
     Examples
     --------
     >>> bin_taps(5, 3).tolist()  # bins [0, 1], [1, 2, 3] and [3, 4]
     [[0, 1, 1], [1, 2, 3], [3, 4, 4]]
     """
-    i = np.arange(out)[:, None]
-    start, stop = (i * size) // out, -((-(i + 1) * size) // out)
+    bins = np.array(adaptive_bins(size, out), dtype=np.int64).reshape(out, 2)
+    start, stop = bins[:, :1], bins[:, 1:]
     longest = int((stop - start).max(initial=1))
     return np.minimum(start + np.arange(longest), stop - 1)  # type: ignore[no-any-return]
 
