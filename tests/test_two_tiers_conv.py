@@ -241,7 +241,9 @@ def test_avg_pool2d_tiers_agree(
 ) -> None:
     def fn(x: Tensor) -> Tensor:
         kernel_size, stride, padding = args
-        return F.avg_pool2d(x, kernel_size, stride, padding, count_include_pad) ** 2
+        return (
+            F.avg_pool2d(x, kernel_size, stride, padding, count_include_pad=count_include_pad) ** 2
+        )
 
     fast, reference, ran = both_tiers(fn, [pool_input(False)], device, order=2)
     assert_agree(fast, reference, 1e-10)

@@ -170,7 +170,8 @@ class Sequential(_ModuleSequence):
         """How many modules from ``i`` :meth:`forward` runs as one fused convolution and
         max pooling: 2 for a :class:`Conv2d` and a :class:`MaxPool2d`, 3 when a ReLU that
         :meth:`runs_pool_first` sits between them, else 0 (exact classes only, and
-        :attr:`fuse_conv_pool` on).
+        :attr:`fuse_conv_pool` on, and a pooling with only default options besides the
+        kernel, stride and padding: :func:`plain_max_pool`).
 
         Examples
         --------
@@ -182,14 +183,16 @@ class Sequential(_ModuleSequence):
         modules = self._items() if modules is None else modules
         if not self.fuse_conv_pool or not 0 <= i < len(modules) or type(modules[i]) is not Conv2d:
             return 0
-        if i + 1 < len(modules) and type(modules[i + 1]) is MaxPool2d:
+        if i + 1 < len(modules) and plain_max_pool(modules[i + 1]):
             return 2
         return 3 if self.runs_pool_first(i + 1, modules) else 0
 
     def runs_pool_first(self, i: int, modules: list[Module] | None = None) -> bool:
         """Whether :meth:`forward` runs module ``i + 1`` (a MaxPool2d) before module ``i``
         (a ReLU): :attr:`pool_before_relu` is on and they are exactly those classes (a
-        subclass may compute something else); an in-place ReLU only after another
+        subclass may compute something else), the pooling :func:`plain_max_pool` (with
+        ``return_indices`` it returns a pair; other options keep the layers as
+        written); an in-place ReLU only after another
         module (first in the list, it must change the caller's input as written).
 
         Examples
@@ -204,9 +207,23 @@ class Sequential(_ModuleSequence):
             self.pool_before_relu
             and 0 <= i < len(modules) - 1
             and type(modules[i]) is ReLU
-            and type(modules[i + 1]) is MaxPool2d
+            and plain_max_pool(modules[i + 1])
             and (i > 0 or not modules[i].inplace)  # a first in-place ReLU changes the input
         )
+
+
+def plain_max_pool(module: Module) -> bool:
+    """Whether ``module`` is exactly a :class:`MaxPool2d` with PyTorch's default
+    ``dilation``, ``return_indices`` and ``ceil_mode``: the only pooling that
+    :class:`Sequential` fuses with a convolution or runs before a ReLU.
+
+    Examples
+    --------
+    >>> from minitorch_accel import nn
+    >>> plain_max_pool(nn.MaxPool2d(2)), plain_max_pool(nn.MaxPool2d(2, ceil_mode=True))
+    (True, False)
+    """
+    return type(module) is MaxPool2d and module.is_plain()
 
 
 class ModuleList(_ModuleSequence):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from ..backends import DeviceLike
 from ..core import factories
@@ -142,6 +143,9 @@ class Conv2d(Module):
         True
         """
         self._check_input(input)
+        if not pool.is_plain():  # the fused op knows kernel, stride and padding only
+            output = self(input)
+            return pool(F.relu(output) if relu else output)  # type: ignore[no-any-return]
         return conv2d_max_pool2d(
             input,
             self.weight,
@@ -192,23 +196,81 @@ class MaxPool2d(Module):
     stride : int or (int, int), optional
         Default: ``kernel_size`` (non-overlapping windows).
     padding : int or (int, int)
+    dilation : int or (int, int)
+    return_indices : bool
+        Also return the flat index ``h * W + w`` of each maximum (for
+        :class:`~minitorch_accel.nn.MaxUnpool2d`).
+    ceil_mode : bool
+        Round the output size up.
+
+    Notes
+    -----
+    A :class:`~minitorch_accel.nn.Sequential` fuses or reorders a MaxPool2d with its
+    neighbours (:meth:`~minitorch_accel.nn.Sequential.forward`) only with the default
+    ``dilation``, ``return_indices`` and ``ceil_mode`` (:meth:`is_plain`).
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> from minitorch_accel import nn
+    >>> pool = nn.MaxPool2d(2, ceil_mode=True)
+    >>> pool, pool(mta.ones(1, 1, 5, 5)).shape
+    (MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=True), (1, 1, 3, 3))
     """
 
     def __init__(
-        self, kernel_size: IntPair, stride: IntPair | None = None, padding: IntPair = 0
+        self,
+        kernel_size: IntPair,
+        stride: IntPair | None = None,
+        padding: IntPair = 0,
+        dilation: IntPair = 1,
+        return_indices: bool = False,
+        ceil_mode: bool = False,
     ) -> None:
         super().__init__()
         self.kernel_size = kernel_size
         self.stride = kernel_size if stride is None else stride
         self.padding = padding
+        self.dilation = dilation
+        self.return_indices = return_indices
+        self.ceil_mode = ceil_mode
 
-    def forward(self, input: Tensor) -> Tensor:
-        """Pool ``input`` (N, C, H, W)."""
-        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding)
+    def is_plain(self) -> bool:
+        """Whether every option but the kernel, stride and padding is PyTorch's default:
+        the pooling that :class:`~minitorch_accel.nn.Sequential` may fuse or reorder.
+
+        Examples
+        --------
+        >>> from minitorch_accel import nn
+        >>> nn.MaxPool2d(2).is_plain(), nn.MaxPool2d(2, dilation=2).is_plain()
+        (True, False)
+        """
+        return (
+            _pair(self.dilation, "dilation") == (1, 1)
+            and not self.return_indices
+            and not self.ceil_mode
+        )
+
+    def forward(self, input: Tensor) -> Any:
+        """Pool ``input`` (N, C, H, W) or (C, H, W); with ``return_indices``, return
+        ``(values, indices)``.
+        """
+        return F.max_pool2d(
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.dilation,
+            self.ceil_mode,
+            self.return_indices,
+        )
 
     def extra_repr(self) -> str:
-        """The settings shown inside this layer's ``repr``."""
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+        """The settings, as PyTorch prints them."""
+        return (
+            f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+            f"dilation={self.dilation}, ceil_mode={self.ceil_mode}"
+        )
 
 
 class AvgPool2d(MaxPool2d):
@@ -219,9 +281,20 @@ class AvgPool2d(MaxPool2d):
     ----------
     kernel_size, stride, padding
         As :class:`MaxPool2d`.
+    ceil_mode : bool
+        Round the output size up.
     count_include_pad : bool
         Divide by the whole window size, padding included (default, as PyTorch), or
         only by the number of input values in the window.
+    divisor_override : int, optional
+        Divide every window's sum by this instead.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> from minitorch_accel import nn
+    >>> nn.AvgPool2d(2, divisor_override=1)(mta.ones(1, 1, 2, 2)).tolist()
+    [[[[4.0]]]]
     """
 
     def __init__(
@@ -229,16 +302,33 @@ class AvgPool2d(MaxPool2d):
         kernel_size: IntPair,
         stride: IntPair | None = None,
         padding: IntPair = 0,
+        ceil_mode: bool = False,
         count_include_pad: bool = True,
+        divisor_override: int | None = None,
     ) -> None:
-        super().__init__(kernel_size, stride, padding)
+        super().__init__(kernel_size, stride, padding, ceil_mode=ceil_mode)
         self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
+
+    def is_plain(self) -> bool:
+        """Whether ``ceil_mode`` and ``divisor_override`` keep PyTorch's defaults."""
+        return not self.ceil_mode and self.divisor_override is None
 
     def forward(self, input: Tensor) -> Tensor:
-        """Pool ``input`` (N, C, H, W)."""
+        """Pool ``input`` (N, C, H, W) or (C, H, W)."""
         return F.avg_pool2d(
-            input, self.kernel_size, self.stride, self.padding, self.count_include_pad
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.ceil_mode,
+            self.count_include_pad,
+            self.divisor_override,
         )
+
+    def extra_repr(self) -> str:
+        """The settings, as PyTorch prints them."""
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
 class AdaptiveAvgPool2d(Module):

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 from functools import reduce
 from itertools import product
-from typing import Any
+from typing import Any, Literal, overload
 
 from ..backends.image_geometry import IntPair, PoolGeometry, pair, pool_geometry, window
 from ..core.function import Function
 from ..core.tensor import Tensor
+from .pool_general import avg_pool, max_pool_with_indices, windows
 
 
 def taps(xp: Any, x: Any, geo: PoolGeometry, fill: float) -> list[Any]:
@@ -205,31 +206,105 @@ def _check(name: str, input: Tensor) -> None:
         raise TypeError(f"{name}: input must be floating point, got {input.dtype}")
 
 
+@overload
 def max_pool2d(
-    input: Tensor, kernel_size: IntPair, stride: IntPair | None = None, padding: IntPair = 0
-) -> Tensor:
+    input: Tensor,
+    kernel_size: IntPair,
+    stride: IntPair | None = None,
+    padding: IntPair = 0,
+    dilation: IntPair = 1,
+    ceil_mode: bool = False,
+    return_indices: Literal[False] = False,
+) -> Tensor: ...
+
+
+@overload
+def max_pool2d(
+    input: Tensor,
+    kernel_size: IntPair,
+    stride: IntPair | None,
+    padding: IntPair,
+    dilation: IntPair,
+    ceil_mode: bool,
+    return_indices: Literal[True],
+) -> tuple[Tensor, Tensor]: ...
+
+
+@overload
+def max_pool2d(
+    input: Tensor,
+    kernel_size: IntPair,
+    stride: IntPair | None = None,
+    padding: IntPair = 0,
+    dilation: IntPair = 1,
+    ceil_mode: bool = False,
+    *,
+    return_indices: Literal[True],
+) -> tuple[Tensor, Tensor]: ...
+
+
+@overload
+def max_pool2d(
+    input: Tensor,
+    kernel_size: IntPair,
+    stride: IntPair | None = None,
+    padding: IntPair = 0,
+    dilation: IntPair = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Tensor | tuple[Tensor, Tensor]: ...
+
+
+def max_pool2d(
+    input: Tensor,
+    kernel_size: IntPair,
+    stride: IntPair | None = None,
+    padding: IntPair = 0,
+    dilation: IntPair = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Tensor | tuple[Tensor, Tensor]:
     """Max pooling over NCHW images, as ``torch.nn.functional.max_pool2d``.
 
-    ``y[n, c, i, j] = max over (p, q) of x[n, c, i*sh + p - ph, j*sw + q - pw]``, with
-    padding counted as -inf. The gradient of each window goes to exactly one element,
+    ``y[n, c, i, j] = max over (p, q) of x[n, c, i*sh + p*dh - ph, j*sw + q*dw - pw]``,
+    padding never winning. The gradient of each window goes to exactly one element,
     its first maximum in row-major order (as PyTorch), even when several are tied; a
     window holding NaN (its maximum is NaN) sends it to its last NaN, as PyTorch.
+
+    With the default ``dilation``, ``ceil_mode`` and ``return_indices`` (or a
+    ``ceil_mode`` that changes no size) this runs the code of this module and its fast
+    paths; any other option runs the general path,
+    :func:`~minitorch_accel.ops.pool_general.max_pool_with_indices`.
 
     Parameters
     ----------
     input : Tensor
-        (N, C, H, W), floating point.
+        (N, C, H, W) or one (C, H, W) image, floating point.
     kernel_size : int or (int, int)
     stride : int or (int, int), optional
         Default: ``kernel_size``.
     padding : int or (int, int)
         At most half the kernel size.
+    dilation : int or (int, int)
+        The step between the taps of a window.
+    ceil_mode : bool
+        Round the output size up (a last, partial window), as long as that window
+        starts inside the input or the left padding.
+    return_indices : bool
+        Also return the int64 flat index ``h * W + w`` of each maximum in its image (as
+        :func:`~minitorch_accel.ops.unpool.max_unpool2d` takes them).
 
     Returns
     -------
-    Tensor
-        (N, C, OH, OW), ``OH = (H + 2*ph - KH) // sh + 1``, in the memory layout of
-        ``input``.
+    Tensor or (Tensor, Tensor)
+        (N, C, OH, OW), ``OH = (H + 2*ph - dh*(KH-1) - 1) // sh + 1`` (rounded up with
+        ``ceil_mode``); with ``return_indices``, also the indices.
+
+    Raises
+    ------
+    ValueError
+        A padding above half the kernel, a non-positive kernel, stride or dilation, an
+        output smaller than 1 (PyTorch raises RuntimeError).
 
     Examples
     --------
@@ -237,12 +312,65 @@ def max_pool2d(
     >>> x = mta.arange(16.0).reshape(1, 1, 4, 4)
     >>> max_pool2d(x, 2)[0, 0].tolist()
     [[5.0, 7.0], [13.0, 15.0]]
+    >>> max_pool2d(x, 3, 2, ceil_mode=True, return_indices=True)[1][0, 0].tolist()
+    [[10, 11], [14, 15]]
     """
     _check("max_pool2d", input)
+    if return_indices or _general(
+        "max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode
+    ):
+        values, indices = max_pool_with_indices(
+            "max_pool2d", 2, input, kernel_size, stride, padding, dilation, ceil_mode
+        )
+        return (values, indices) if return_indices else values
     if input.ndim == 3:  # one unbatched (C, H, W) image, as PyTorch accepts
         return max_pool2d(input.unsqueeze(0), kernel_size, stride, padding)[0]
     geo = pool_geometry("max_pool2d", input.shape, kernel_size, stride, padding)
     return MaxPool2d.apply(input, geo=geo)
+
+
+def max_pool2d_with_indices(
+    input: Tensor,
+    kernel_size: IntPair,
+    stride: IntPair | None = None,
+    padding: IntPair = 0,
+    dilation: IntPair = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> tuple[Tensor, Tensor]:
+    """:func:`max_pool2d` that always returns ``(values, indices)``, as
+    ``torch.nn.functional.max_pool2d_with_indices`` (``return_indices`` is ignored).
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> values, indices = max_pool2d_with_indices(mta.arange(16.0).reshape(1, 1, 4, 4), 2)
+    >>> indices[0, 0].tolist()
+    [[5, 7], [13, 15]]
+    """
+    return max_pool_with_indices(
+        "max_pool2d", 2, input, kernel_size, stride, padding, dilation, ceil_mode
+    )
+
+
+def _general(
+    name: str,
+    input: Tensor,
+    kernel_size: IntPair,
+    stride: IntPair | None,
+    padding: IntPair,
+    dilation: IntPair,
+    ceil_mode: bool,
+) -> bool:
+    """Whether a 2-d pooling with these options needs the general path: a dilation, or a
+    ``ceil_mode`` that adds a window (one that adds none changes nothing, not even the
+    window sizes average pooling divides by).
+    """
+    if pair(dilation, "dilation") == (1, 1) and not ceil_mode:
+        return False  # today's path, its checks and errors unchanged
+    win = windows(name, input.shape, 2, kernel_size, stride, padding, dilation, ceil_mode)
+    floor = windows(name, input.shape, 2, kernel_size, stride, padding, dilation, False)
+    return win.dilation != (1, 1) or win.out_size != floor.out_size
 
 
 def avg_pool2d(
@@ -250,23 +378,47 @@ def avg_pool2d(
     kernel_size: IntPair,
     stride: IntPair | None = None,
     padding: IntPair = 0,
+    ceil_mode: bool = False,
     count_include_pad: bool = True,
+    divisor_override: int | None = None,
 ) -> Tensor:
     """Average pooling over NCHW images, as ``torch.nn.functional.avg_pool2d``.
 
-    Each window's sum divided by ``KH * KW`` (``count_include_pad=True``, padding counts
-    as zeros) or by the number of its elements inside the input (``False``).
-    Parameters and output shape as :func:`max_pool2d`.
+    Each window's sum divided by ``divisor_override`` if given, else by ``KH * KW``
+    (``count_include_pad=True``, padding counts as zeros) or by the number of its
+    elements inside the input (``False``). With ``ceil_mode`` a last, partial window is
+    divided by its taps inside the input and the padding only, as PyTorch's. Parameters
+    and output shape as :func:`max_pool2d` (without ``dilation``); a ``ceil_mode`` that
+    adds a window or a ``divisor_override`` runs the general path,
+    :func:`~minitorch_accel.ops.pool_general.avg_pool`.
 
     Examples
     --------
     >>> import minitorch_accel as mta
     >>> avg_pool2d(mta.arange(16.0).reshape(1, 1, 4, 4), 2)[0, 0].tolist()
     [[2.5, 4.5], [10.5, 12.5]]
+    >>> avg_pool2d(mta.ones(1, 1, 3, 3), 2, ceil_mode=True, divisor_override=4)[0, 0].tolist()
+    [[1.0, 0.5], [0.5, 0.25]]
     """
     _check("avg_pool2d", input)
+    if divisor_override is not None or _general(
+        "avg_pool2d", input, kernel_size, stride, padding, 1, ceil_mode
+    ):
+        return avg_pool(
+            "avg_pool2d",
+            2,
+            input,
+            kernel_size,
+            stride,
+            padding,
+            ceil_mode,
+            count_include_pad,
+            divisor_override,
+        )
     if input.ndim == 3:  # one unbatched (C, H, W) image, as PyTorch accepts
-        return avg_pool2d(input.unsqueeze(0), kernel_size, stride, padding, count_include_pad)[0]
+        return avg_pool2d(
+            input.unsqueeze(0), kernel_size, stride, padding, count_include_pad=count_include_pad
+        )[0]
     geo = pool_geometry("avg_pool2d", input.shape, kernel_size, stride, padding)
     return AvgPool2d.apply(input, geo=geo, count_include_pad=count_include_pad)
 
@@ -300,4 +452,5 @@ __all__ = [
     "adaptive_avg_pool2d",
     "avg_pool2d",
     "max_pool2d",
+    "max_pool2d_with_indices",
 ]

@@ -1,0 +1,229 @@
+"""3-d pooling over (N, C, D, H, W) or (C, D, H, W), as ``torch.nn.functional``'s
+``*_pool3d``.
+
+Max and average pooling run the general path of :mod:`~minitorch_accel.ops.pool_general`
+over the last three dims (indices ``d * H * W + h * W + w``). Adaptive average pooling is
+separable: the mean of each of PyTorch's bins (:func:`~minitorch_accel.ops.pool.adaptive_bins`)
+along depth, then height, then width.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, overload
+
+from ..core.function import Function
+from ..core.tensor import Tensor
+from .pool import adaptive_bins
+from .pool_general import Ints, as_tuple, avg_pool, max_pool_with_indices
+
+
+@overload
+def max_pool3d(
+    input: Tensor,
+    kernel_size: Ints,
+    stride: Ints | None = None,
+    padding: Ints = 0,
+    dilation: Ints = 1,
+    ceil_mode: bool = False,
+    return_indices: Literal[False] = False,
+) -> Tensor: ...
+
+
+@overload
+def max_pool3d(
+    input: Tensor,
+    kernel_size: Ints,
+    stride: Ints | None,
+    padding: Ints,
+    dilation: Ints,
+    ceil_mode: bool,
+    return_indices: Literal[True],
+) -> tuple[Tensor, Tensor]: ...
+
+
+@overload
+def max_pool3d(
+    input: Tensor,
+    kernel_size: Ints,
+    stride: Ints | None = None,
+    padding: Ints = 0,
+    dilation: Ints = 1,
+    ceil_mode: bool = False,
+    *,
+    return_indices: Literal[True],
+) -> tuple[Tensor, Tensor]: ...
+
+
+@overload
+def max_pool3d(
+    input: Tensor,
+    kernel_size: Ints,
+    stride: Ints | None = None,
+    padding: Ints = 0,
+    dilation: Ints = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Tensor | tuple[Tensor, Tensor]: ...
+
+
+def max_pool3d(
+    input: Tensor,
+    kernel_size: Ints,
+    stride: Ints | None = None,
+    padding: Ints = 0,
+    dilation: Ints = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Tensor | tuple[Tensor, Tensor]:
+    """Max pooling over the last three dims, as ``torch.nn.functional.max_pool3d``;
+    options, gradient and NaN rules as :func:`~minitorch_accel.ops.pool.max_pool2d`.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> max_pool3d(mta.arange(8.0).reshape(1, 1, 2, 2, 2), 2, return_indices=True)[1].tolist()
+    [[[[[7]]]]]
+    """
+    values, indices = max_pool3d_with_indices(
+        input, kernel_size, stride, padding, dilation, ceil_mode
+    )
+    return (values, indices) if return_indices else values
+
+
+def max_pool3d_with_indices(
+    input: Tensor,
+    kernel_size: Ints,
+    stride: Ints | None = None,
+    padding: Ints = 0,
+    dilation: Ints = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> tuple[Tensor, Tensor]:
+    """:func:`max_pool3d` returning ``(values, indices)``, as PyTorch's function of that
+    name (``return_indices`` is ignored).
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> max_pool3d_with_indices(mta.arange(8.0).reshape(1, 2, 2, 2), 2)[0].tolist()
+    [[[[7.0]]]]
+    """
+    return max_pool_with_indices(
+        "max_pool3d", 3, input, kernel_size, stride, padding, dilation, ceil_mode
+    )
+
+
+def avg_pool3d(
+    input: Tensor,
+    kernel_size: Ints,
+    stride: Ints | None = None,
+    padding: Ints = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override: int | None = None,
+) -> Tensor:
+    """Average pooling over the last three dims, as ``torch.nn.functional.avg_pool3d``;
+    options as :func:`~minitorch_accel.ops.pool.avg_pool2d`.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> avg_pool3d(mta.arange(8.0).reshape(1, 1, 2, 2, 2), 2).tolist()
+    [[[[[3.5]]]]]
+    """
+    return avg_pool(
+        "avg_pool3d",
+        3,
+        input,
+        kernel_size,
+        stride,
+        padding,
+        ceil_mode,
+        count_include_pad,
+        divisor_override,
+    )
+
+
+def bin_means(xp: Any, x: Any, out: tuple[int, ...]) -> Any:
+    """The mean of each adaptive bin along each of the last ``len(out)`` dims in turn."""
+    for axis, size in zip(range(-len(out), 0), out, strict=True):
+        bins = adaptive_bins(x.shape[axis], size)
+        x = xp.stack([xp.take(x, xp.arange(a, b), axis=axis).mean(axis) for a, b in bins], axis)
+    return x
+
+
+def bin_shares(xp: Any, grad: Any, in_size: tuple[int, ...]) -> Any:
+    """The adjoint of :func:`bin_means`: each bin's gradient shared evenly by its
+    elements, the last dim first (overlapping bins add).
+    """
+    for axis, size in reversed(list(zip(range(-len(in_size), 0), in_size, strict=True))):
+        shape = list(grad.shape)
+        shape[axis] = size
+        spread = xp.zeros(shape, grad.dtype)
+        moved, part = xp.moveaxis(spread, axis, 0), xp.moveaxis(grad, axis, 0)
+        for i, (a, b) in enumerate(adaptive_bins(size, grad.shape[axis])):
+            moved[a:b] += part[i] / (b - a)
+        grad = spread
+    return grad
+
+
+class AdaptiveAvgPoolNd(Function):
+    """The mean of each of PyTorch's adaptive bins over the last ``len(output_size)`` dims."""
+
+    saves_inputs = False  # backward needs no input's values
+
+    def forward(self, x: Any, *, output_size: tuple[int, ...]) -> Any:
+        self.in_size = tuple(x.shape[-len(output_size) :])
+        return bin_means(self.xp, x, output_size)
+
+    def backward(self, grad_output: Tensor) -> Tensor:
+        return AdaptiveAvgPoolNdBackward.apply(grad_output, in_size=self.in_size)
+
+
+class AdaptiveAvgPoolNdBackward(Function):
+    """Each bin's gradient shared by its elements; adjoint of :class:`AdaptiveAvgPoolNd`."""
+
+    saves_inputs = False  # backward needs no input's values
+
+    def forward(self, grad_y: Any, *, in_size: tuple[int, ...]) -> Any:
+        self.output_size = tuple(grad_y.shape[-len(in_size) :])
+        return bin_shares(self.xp, grad_y, in_size)
+
+    def backward(self, grad_output: Tensor) -> Tensor:
+        return AdaptiveAvgPoolNd.apply(grad_output, output_size=self.output_size)
+
+
+def adaptive_avg_pool3d(input: Tensor, output_size: Ints) -> Tensor:
+    """Average-pool (N, C, D, H, W) or (C, D, H, W) to ``output_size``, as PyTorch's
+    function: along each dim, output ``i`` of ``out`` averages input ``floor(i*n/out)``
+    to ``ceil((i+1)*n/out) - 1``.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> adaptive_avg_pool3d(mta.arange(8.0).reshape(1, 1, 2, 2, 2), 1).tolist()
+    [[[[[3.5]]]]]
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"adaptive_avg_pool3d: input must be a Tensor, got {type(input).__name__}")
+    out = as_tuple(output_size, 3, "output_size")
+    if input.ndim not in (4, 5) or 0 in input.shape[1:] or min(out) < 1:
+        raise ValueError(
+            f"adaptive_avg_pool3d: expected a non-empty 4-D or 5-D input and a positive "
+            f"output_size, got input {input.shape} and output_size {out}"
+        )
+    if input.dtype.kind != "f":
+        raise TypeError(f"adaptive_avg_pool3d: input must be floating point, got {input.dtype}")
+    return AdaptiveAvgPoolNd.apply(input, output_size=out)
+
+
+__all__ = [
+    "AdaptiveAvgPoolNd",
+    "AdaptiveAvgPoolNdBackward",
+    "adaptive_avg_pool3d",
+    "avg_pool3d",
+    "bin_means",
+    "bin_shares",
+    "max_pool3d",
+    "max_pool3d_with_indices",
+]
