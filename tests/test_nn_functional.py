@@ -40,18 +40,22 @@ def test_cross_entropy_matches_numpy_for_each_reduction(smoothing: float) -> Non
     y = np.array([0, 4, 2, 2, 1, 3])
     rows = np_cross_entropy(x, y, smoothing)
     logits, target = mta.tensor(x), mta.tensor(y)
-    none = F.cross_entropy(logits, target, "none", smoothing)
+    none = F.cross_entropy(logits, target, reduction="none", label_smoothing=smoothing)
     assert none.shape == (6,)
     np.testing.assert_allclose(none.numpy(), rows, rtol=1e-12)
-    np.testing.assert_allclose(F.cross_entropy(logits, target, "sum", smoothing).item(), rows.sum())
     np.testing.assert_allclose(
-        F.cross_entropy(logits, target, "mean", smoothing).item(), rows.mean()
+        F.cross_entropy(logits, target, reduction="sum", label_smoothing=smoothing).item(),
+        rows.sum(),
+    )
+    np.testing.assert_allclose(
+        F.cross_entropy(logits, target, reduction="mean", label_smoothing=smoothing).item(),
+        rows.mean(),
     )
 
 
 def test_cross_entropy_is_stable_for_huge_logits() -> None:
     x = mta.tensor([[1000.0, 0.0, -1000.0], [0.0, 1000.0, 1000.0]])
-    loss = F.cross_entropy(x, mta.tensor([0, 1]), "none")
+    loss = F.cross_entropy(x, mta.tensor([0, 1]), reduction="none")
     np.testing.assert_allclose(loss.numpy(), [0.0, np.log(2.0)], atol=1e-6)
 
 
@@ -60,8 +64,12 @@ def test_cross_entropy_is_stable_for_huge_logits() -> None:
 def test_cross_entropy_gradients(reduction: str, smoothing: float) -> None:
     x = t64(4, 3)
     y = mta.tensor([2, 0, 1, 1])
-    assert gradcheck(lambda a: F.cross_entropy(a, y, reduction, smoothing), [x])
-    assert gradgradcheck(lambda a: F.cross_entropy(a, y, reduction, smoothing), [x])
+    assert gradcheck(
+        lambda a: F.cross_entropy(a, y, reduction=reduction, label_smoothing=smoothing), [x]
+    )
+    assert gradgradcheck(
+        lambda a: F.cross_entropy(a, y, reduction=reduction, label_smoothing=smoothing), [x]
+    )
 
 
 def test_cross_entropy_gradient_is_softmax_minus_onehot_over_n() -> None:
@@ -81,7 +89,9 @@ def test_cross_entropy_ignore_index_and_spatial_targets_match_torch() -> None:
     y = RNG.integers(0, 4, size=(2, 3, 2))
     y[0, 1, 1] = -100
     for reduction in ("mean", "sum", "none"):
-        ours = F.cross_entropy(mta.tensor(x), mta.tensor(y), reduction, 0.2)
+        ours = F.cross_entropy(
+            mta.tensor(x), mta.tensor(y), reduction=reduction, label_smoothing=0.2
+        )
         ref = torch.nn.functional.cross_entropy(
             torch.tensor(x), torch.tensor(y), reduction=reduction, label_smoothing=0.2
         )
@@ -138,20 +148,22 @@ def test_nll_loss_picks_minus_the_labelled_log_probability() -> None:
     x = RNG.standard_normal((4, 3))
     y = np.array([2, 0, 0, 1])
     log_probs = mta.tensor(np_log_softmax(x))
-    none = F.nll_loss(log_probs, mta.tensor(y), "none")
+    none = F.nll_loss(log_probs, mta.tensor(y), reduction="none")
     np.testing.assert_allclose(none.numpy(), -np_log_softmax(x)[np.arange(4), y])
     fused = F.cross_entropy(mta.tensor(x), mta.tensor(y))
     composed = F.nll_loss(F.log_softmax(mta.tensor(x), dim=1), mta.tensor(y))
     np.testing.assert_allclose(composed.item(), fused.item(), rtol=1e-12)
-    ignored = F.nll_loss(log_probs, mta.tensor([2, -100, 0, 1]), "mean")
+    ignored = F.nll_loss(log_probs, mta.tensor([2, -100, 0, 1]), reduction="mean")
     np.testing.assert_allclose(ignored.item(), none.numpy()[[0, 2, 3]].mean())
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 def test_nll_loss_gradients(reduction: str) -> None:
     y = mta.tensor([1, 1, 0])
-    assert gradcheck(lambda a: F.nll_loss(a, y, reduction), [t64(3, 2)])
-    assert gradgradcheck(lambda a: F.nll_loss(F.log_softmax(a, dim=1), y, reduction), [t64(3, 2)])
+    assert gradcheck(lambda a: F.nll_loss(a, y, reduction=reduction), [t64(3, 2)])
+    assert gradgradcheck(
+        lambda a: F.nll_loss(F.log_softmax(a, dim=1), y, reduction=reduction), [t64(3, 2)]
+    )
 
 
 def test_nll_loss_rejects_bad_labels() -> None:

@@ -306,13 +306,21 @@ def test_cross_entropy_both_tiers_match_numpy(
 
     def run() -> Arrays:
         t = leaf(x, device)
-        loss = F.cross_entropy(t, mta.tensor(y, device=device), reduction, smoothing, ignore)
+        loss = F.cross_entropy(
+            t,
+            mta.tensor(y, device=device),
+            reduction=reduction,
+            label_smoothing=smoothing,
+            ignore_index=ignore,
+        )
         return grads_of(loss, [t], seed)
 
     fast, reference = both_tiers(run)
     assert_tiers_agree(fast, reference)
     np.testing.assert_allclose(
-        reference[0], numpy_cross_entropy(x, y, reduction, smoothing, ignore), rtol=1e-12
+        reference[0],
+        numpy_cross_entropy(x, y, reduction, smoothing, ignore),
+        rtol=1e-12,
     )
     eps, numeric = 1e-6, np.zeros_like(x)  # central differences of sum(loss * seed)
     for i in np.ndindex(x.shape):
@@ -330,7 +338,7 @@ def test_cross_entropy_per_position_classes(device: str) -> None:
 
     def run() -> Arrays:
         t = leaf(x, device)
-        loss = F.cross_entropy(t, mta.tensor(y, device=device), "none")
+        loss = F.cross_entropy(t, mta.tensor(y, device=device), reduction="none")
         return grads_of(loss, [t], np.ones(y.shape))
 
     fast, reference = both_tiers(run)
@@ -345,8 +353,12 @@ def test_cross_entropy_second_derivatives(smoothing: float) -> None:
     y = mta.tensor([1, 0, 2])
     x = leaf(np.random.default_rng(5).standard_normal((3, 4)), "cpu")
     with mta.fast_paths(False):
-        assert gradgradcheck(lambda a: F.cross_entropy(a, y, "mean", smoothing), [x])
-        assert gradgradcheck(lambda a: F.cross_entropy(a, y, "none", smoothing) ** 2, [x])
+        assert gradgradcheck(
+            lambda a: F.cross_entropy(a, y, reduction="mean", label_smoothing=smoothing), [x]
+        )
+        assert gradgradcheck(
+            lambda a: F.cross_entropy(a, y, reduction="none", label_smoothing=smoothing) ** 2, [x]
+        )
 
 
 # ------------------------------------------------------------------ batch norm
@@ -493,7 +505,13 @@ def test_cuda_cross_entropy_kernels_match_the_reference(
 
     def run(device: str) -> Arrays:
         t = leaf(x, device)
-        loss = F.cross_entropy(t, mta.tensor(y, device=device), reduction, smoothing, ignore)
+        loss = F.cross_entropy(
+            t,
+            mta.tensor(y, device=device),
+            reduction=reduction,
+            label_smoothing=smoothing,
+            ignore_index=ignore,
+        )
         return grads_of(loss, [t], seed)
 
     HostKernelBackend.used.clear()
@@ -515,13 +533,13 @@ def test_cuda_cross_entropy_tiers_mix(host_kernels: str, reduction: str) -> None
     for forward_fast in (True, False):
         t = leaf(x, host_kernels)
         with mta.fast_paths(forward_fast):
-            loss = F.cross_entropy(t, mta.tensor(y, device=host_kernels), reduction)
+            loss = F.cross_entropy(t, mta.tensor(y, device=host_kernels), reduction=reduction)
         with mta.fast_paths(not forward_fast):
             loss.sum().backward()
         assert t.grad is not None
         found.append(t.grad.numpy())
     t = leaf(x, "cpu")
-    F.cross_entropy(t, mta.tensor(y), reduction).sum().backward()
+    F.cross_entropy(t, mta.tensor(y), reduction=reduction).sum().backward()
     assert t.grad is not None
     for grad in found:
         np.testing.assert_allclose(grad, t.grad.numpy(), rtol=1e-12, atol=1e-15)
@@ -532,7 +550,7 @@ def test_cuda_cross_entropy_second_derivatives(host_kernels: str, reduction: str
     y = mta.tensor([1, 0, 2, 1], device=host_kernels)
     x = leaf(np.random.default_rng(11).standard_normal((4, 3)), host_kernels)
     HostKernelBackend.used.clear()
-    assert gradgradcheck(lambda a: F.cross_entropy(a, y, reduction) ** 2, [x])
+    assert gradgradcheck(lambda a: F.cross_entropy(a, y, reduction=reduction) ** 2, [x])
     assert "cross_entropy_backward" in HostKernelBackend.used
 
 

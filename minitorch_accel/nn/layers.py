@@ -118,14 +118,20 @@ class Dropout(Module):
 
 
 class CrossEntropyLoss(Module):
-    """Cross-entropy of logits against class indices; see
+    """Cross-entropy of logits against class indices or class probabilities; see
     :func:`~minitorch_accel.nn.functional.cross_entropy`.
+
+    The arguments keep PyTorch's names, order and defaults, less the deprecated
+    ``size_average`` and ``reduce`` (which the functional form accepts).
 
     Parameters
     ----------
+    weight : Tensor, optional
+        One weight per class (C,); a buffer, as in PyTorch: it moves with
+        :meth:`~minitorch_accel.nn.Module.to` and is in the state dict.
+    ignore_index : int
     reduction : {"mean", "sum", "none"}
     label_smoothing : float
-    ignore_index : int
 
     Examples
     --------
@@ -134,20 +140,38 @@ class CrossEntropyLoss(Module):
     >>> loss = nn.CrossEntropyLoss()(mta.zeros(4, 10), mta.tensor([0, 1, 2, 3]))
     >>> round(loss.item(), 4)  # log(10)
     2.3026
+    >>> sorted(nn.CrossEntropyLoss(weight=mta.ones(10)).state_dict())
+    ['weight']
     """
 
     def __init__(
-        self, reduction: str = "mean", label_smoothing: float = 0.0, ignore_index: int = -100
+        self,
+        weight: Tensor | None = None,
+        ignore_index: int = -100,
+        reduction: str = "mean",
+        label_smoothing: float = 0.0,
     ) -> None:
         super().__init__()
         check_reduction("CrossEntropyLoss", reduction)
+        if not 0.0 <= label_smoothing <= 1.0:
+            raise ValueError(
+                f"CrossEntropyLoss: label_smoothing must be in [0, 1], got {label_smoothing}"
+            )
+        self.register_buffer("weight", weight)
         self.reduction, self.label_smoothing = reduction, label_smoothing
         self.ignore_index = ignore_index
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        """The loss of ``input`` (logits) for ``target`` (class indices)."""
+        """The loss of ``input`` (logits) for ``target`` (class indices or
+        probabilities).
+        """
         return F.cross_entropy(
-            input, target, self.reduction, self.label_smoothing, self.ignore_index
+            input,
+            target,
+            weight=self.weight,
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
+            label_smoothing=self.label_smoothing,
         )
 
     def extra_repr(self) -> str:
@@ -158,16 +182,36 @@ class CrossEntropyLoss(Module):
 class NLLLoss(Module):
     """Negative log-likelihood of log-probabilities; see
     :func:`~minitorch_accel.nn.functional.nll_loss`.
+
+    Parameters
+    ----------
+    weight : Tensor, optional
+        One weight per class (C,); a buffer.
+    ignore_index : int
+    reduction : {"mean", "sum", "none"}
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> from minitorch_accel import nn
+    >>> loss = nn.NLLLoss(weight=mta.tensor([1.0, 3.0]))
+    >>> loss(mta.tensor([[-1.0, -2.0]]), mta.tensor([1])).item()
+    2.0
     """
 
-    def __init__(self, reduction: str = "mean", ignore_index: int = -100) -> None:
+    def __init__(
+        self, weight: Tensor | None = None, ignore_index: int = -100, reduction: str = "mean"
+    ) -> None:
         super().__init__()
         check_reduction("NLLLoss", reduction)
+        self.register_buffer("weight", weight)
         self.reduction, self.ignore_index = reduction, ignore_index
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         """The loss of ``input`` (log-probabilities) for ``target`` (class indices)."""
-        return F.nll_loss(input, target, self.reduction, self.ignore_index)
+        return F.nll_loss(
+            input, target, self.weight, ignore_index=self.ignore_index, reduction=self.reduction
+        )
 
     def extra_repr(self) -> str:
         """The settings shown inside this layer's ``repr``."""

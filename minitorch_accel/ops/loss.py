@@ -1,5 +1,8 @@
 """Loss functions: cross-entropy (fused with log-softmax), negative log-likelihood, MSE.
 
+Class weights and class-probability targets take the reference path of
+:mod:`~minitorch_accel.ops.weighted_loss`.
+
 ``cross_entropy`` is one graph node. Its forward is a stable log-softmax and a gather;
 its backward is the famous ``(softmax(x) - q) / N``, where ``q`` is the (smoothed)
 one-hot target: no log-softmax graph to walk, and no ``N x C`` one-hot kept in memory.
@@ -7,6 +10,7 @@ one-hot target: no log-softmax graph to walk, and no ``N x C`` one-hot kept in m
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -14,15 +18,55 @@ import numpy as np
 
 from ..core.function import Function, on_input_device
 from ..core.tensor import Tensor
+from .elementwise import where
 from .reduce import softmax
+from .weighted_loss import (
+    class_weight,
+    probability_cross_entropy,
+    weighted_cross_entropy,
+    weighted_nll,
+)
 
 REDUCTIONS = ("mean", "sum", "none")
 
 
 def check_reduction(name: str, reduction: str) -> None:
     """Raise ``ValueError`` unless ``reduction`` is "mean", "sum" or "none"."""
+    if not isinstance(reduction, str):
+        raise TypeError(
+            f"{name}: reduction must be one of {REDUCTIONS}, got {type(reduction).__name__}"
+        )
     if reduction not in REDUCTIONS:
         raise ValueError(f"{name}: reduction must be one of {REDUCTIONS}, got {reduction!r}")
+
+
+def legacy_reduction(
+    name: str, size_average: bool | None, reduce: bool | None, reduction: str
+) -> str:
+    """``reduction``, or the one PyTorch's deprecated ``size_average`` and ``reduce``
+    stand for when either is given (with PyTorch's warning): ``reduce=False`` is
+    "none", else ``size_average=False`` is "sum", else "mean".
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     legacy_reduction("nll_loss", False, None, "mean")
+    'sum'
+    """
+    if size_average is None and reduce is None:
+        check_reduction(name, reduction)
+        return reduction
+    warnings.warn(
+        f"{name}: size_average and reduce are deprecated; use reduction="
+        f"{'none' if reduce is False else 'sum' if size_average is False else 'mean'!r}",
+        UserWarning,
+        stacklevel=3,
+    )
+    if reduce is False:
+        return "none"
+    return "sum" if size_average is False else "mean"
 
 
 def _rows(name: str, input: Tensor, target: Tensor) -> tuple[Tensor, Tensor, tuple[int, ...]]:
@@ -108,7 +152,7 @@ class CrossEntropy(Function):
         loss = -(1.0 - smoothing) * log_probs[xp.arange(len(y)), xp.where(valid, y, 0)]
         if smoothing:
             loss -= (smoothing / x.shape[1]) * log_probs.sum(axis=1)
-        loss *= valid
+        loss = xp.where(valid, loss, 0)  # an ignored row's NaN or inf counts for nothing
         self.scale: Any = {"none": None, "sum": 1.0}.get(reduction)
         if reduction == "mean":  # 1 / rows counted (nan for none), kept on the device
             count = valid.sum()
@@ -127,7 +171,7 @@ class CrossEntropy(Function):
         xp, dtype, valid = self.xp, self.lse.dtype, labels != self.ignore_index
         q = xp.full((len(labels), classes), self.smoothing / classes, dtype=dtype)
         q[xp.arange(len(labels)), xp.where(valid, labels, 0)] += 1.0 - self.smoothing
-        weight = valid if self.scale is None else valid * self.scale
+        weight = valid if self.scale is None else xp.where(valid, self.scale, 0)
         return q, weight.astype(dtype)[:, None]
 
 
@@ -144,7 +188,10 @@ class CrossEntropyBackward(Function):
         x = logits.astype(q.dtype, copy=False)  # float16 logits: softmax in float32
         p = self.xp.exp(x - x.max(axis=1, keepdims=True))
         p /= p.sum(axis=1, keepdims=True)
-        return (p - q) * (grad.reshape(-1, 1).astype(q.dtype) * weight)
+        grad_x = (p - q) * (grad.reshape(-1, 1).astype(q.dtype) * weight)
+        # an ignored row gets p * 0, as from PyTorch's log-softmax backward: 0, or NaN
+        # where its softmax is NaN (non-finite logits), whatever its incoming gradient
+        return self.xp.where(weight != 0, grad_x, p * 0)
 
     def backward(self, gg: Tensor) -> tuple[Tensor | None, None, Tensor | None]:
         logits, labels, grad = self.inputs
@@ -187,45 +234,72 @@ def _reduce(loss: Tensor, reduction: str, count: float, out_shape: tuple[int, ..
 def cross_entropy(
     input: Tensor,
     target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    ignore_index: int = -100,
+    reduce: bool | None = None,
     reduction: str = "mean",
     label_smoothing: float = 0.0,
-    ignore_index: int = -100,
 ) -> Tensor:
-    """The cross-entropy between logits and class indices (PyTorch's semantics).
+    """The cross-entropy between logits and class indices or class probabilities
+    (PyTorch's semantics).
 
-    ``loss_i = -log softmax(input_i)[target_i]``, computed stably through log-softmax
-    as one fused op. With label smoothing ``s`` the target is
-    ``(1 - s) * one_hot + s / C``.
+    ``loss_i = -w[y_i] * log softmax(input_i)[y_i]``, computed stably through
+    log-softmax (``w`` = 1 without class weights). With label smoothing ``s`` the
+    target is ``(1 - s) * one_hot + s / C``, whose smoothing part
+    ``-(s / C) * sum_c w[c] * log p[i, c]`` is weighted too. Against class
+    probabilities ``q`` (the input's shape): ``loss_i = -sum_c w[c] * q'[i, c] * log
+    p[i, c]`` with ``q' = (1 - s) * q + s / C``. See
+    :mod:`~minitorch_accel.ops.weighted_loss` for the weighted formulas.
 
     Parameters
     ----------
     input : Tensor
         Logits (N, C), or (C,), or (N, C, d1, ...) for per-position classes.
     target : Tensor
-        Integer class indices in ``[0, C)``: (N,), (), or (N, d1, ...).
+        Integer class indices in ``[0, C)``: (N,), (), or (N, d1, ...); or float class
+        probabilities of the input's shape (a float target of another shape is refused).
+    weight : Tensor, optional
+        One float weight per class (C,), in the input's dtype. It gets no gradient
+        with class-index targets (PyTorch refuses one that requires it); it does with
+        probability targets, as in PyTorch.
+    size_average, reduce : bool, optional
+        PyTorch's deprecated spelling of ``reduction`` (see :func:`legacy_reduction`).
+    ignore_index : int
+        Rows with this target contribute nothing (and no gradient). Class indices only:
+        probability targets refuse any other value than -100, as PyTorch.
     reduction : {"mean", "sum", "none"}
-        "mean" averages over the rows whose target is not ``ignore_index``.
+        "mean" divides the sum by the total weight of the rows whose target is not
+        ``ignore_index`` (their number without ``weight``; NaN if there is none);
+        against probabilities, by the number of rows.
     label_smoothing : float
         In ``[0, 1]``.
-    ignore_index : int
-        Rows with this target contribute nothing (and no gradient).
 
     Returns
     -------
     Tensor
-        A scalar, or the per-row losses (target's shape) for ``reduction="none"``.
+        A scalar, or the per-row losses (target's shape without the class dim) for
+        ``reduction="none"``.
 
     Raises
     ------
     IndexError
         If a label is outside ``[0, C)``, naming the label and the number of classes.
-        On the CPU it is raised here. On a GPU (without label smoothing) the labels
-        are checked on the device and the error is raised at the loss's backward or at
-        the next point where the host waits for the GPU (``item()``, ``numpy()``,
-        ``cuda.synchronize()``), whichever comes first, as CUDA errors are: reading
-        the verdict at once would stall the GPU's queue every step.
-    TypeError, ValueError
-        For a non-integer target, a target of the wrong shape, or a bad argument.
+        On the CPU it is raised here. On a GPU (without label smoothing or weights)
+        the labels are checked on the device and the error is raised at the loss's
+        backward or at the next point where the host waits for the GPU (``item()``,
+        ``numpy()``, ``cuda.synchronize()``), whichever comes first, as CUDA errors
+        are: reading the verdict at once would stall the GPU's queue every step.
+    TypeError, ValueError, RuntimeError
+        For a target of the wrong dtype or shape, a weight that is not a float tensor
+        of C values on the input's device, or a bad argument.
+
+    Notes
+    -----
+    The arguments are PyTorch's, in its order. Differences from PyTorch: a float
+    weight of another dtype than the input's is converted to it (PyTorch refuses it).
+    Without weights and with class indices the loss is one fused node (below); with
+    either, it is a composition of differentiable ops, as PyTorch's.
 
     Examples
     --------
@@ -234,11 +308,28 @@ def cross_entropy(
     >>> logits = mta.tensor([[2.0, 0.0], [0.0, 2.0]])
     >>> round(cross_entropy(logits, mta.tensor([0, 1])).item(), 4)
     0.1269
+    >>> w = mta.tensor([1.0, 3.0])
+    >>> round(cross_entropy(logits, mta.tensor([0, 1]), weight=w).item(), 4)
+    0.1269
+    >>> round(cross_entropy(logits, mta.tensor([[0.5, 0.5], [0.0, 1.0]])).item(), 4)
+    0.6269
     """
-    check_reduction("cross_entropy", reduction)
+    reduction = legacy_reduction("cross_entropy", size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"cross_entropy: label_smoothing must be in [0, 1], got {label_smoothing}")
+    probabilities = isinstance(input, Tensor) and isinstance(target, Tensor)
+    if probabilities and target.dtype.kind == "f" and target.shape == input.shape:
+        return _probability_targets(input, target, reduction, label_smoothing, ignore_index, weight)
     logits, labels, out_shape = _rows("cross_entropy", input, target)
+    if weight is not None:
+        weight = class_weight("cross_entropy", weight, logits)
+        label_array, valid = _check_labels(
+            "cross_entropy", labels.array, logits.shape[1], ignore_index, not _capturing(labels)
+        )
+        loss = weighted_cross_entropy(
+            logits, label_array, valid, weight, float(label_smoothing), reduction
+        )
+        return loss.reshape(out_shape) if reduction == "none" else loss
     label_array = labels.array.astype(np.int64, copy=False)
     label_tensor = Tensor._make(label_array, labels.device, False, None)
     check = _LabelCheck("cross_entropy", label_array, logits.shape[1], ignore_index)
@@ -255,30 +346,86 @@ def cross_entropy(
     return loss.reshape(out_shape) if reduction == "none" else loss
 
 
+def _probability_targets(
+    input: Tensor,
+    target: Tensor,
+    reduction: str,
+    label_smoothing: float,
+    ignore_index: int,
+    weight: Tensor | None,
+) -> Tensor:
+    """:func:`cross_entropy` against class probabilities (a float target of the input's
+    shape, as PyTorch decides): the checks, then
+    :func:`~minitorch_accel.ops.weighted_loss.probability_cross_entropy`.
+    """
+    name = "cross_entropy"
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}: input and target must be tensors")
+    if input.dtype.kind != "f":
+        raise TypeError(f"{name}: input must be floating point, got {input.dtype}")
+    if input.device is not target.device:
+        raise RuntimeError(f"{name}: input is on {input.device} but target on {target.device}")
+    if input.ndim == 0:
+        raise ValueError(f"{name}: input needs a class dimension, got a 0-d tensor")
+    if ignore_index != -100:
+        raise ValueError(
+            f"{name}: ignore_index is not supported for class-probability targets "
+            f"(got {ignore_index}), as in PyTorch"
+        )
+    if weight is not None:
+        weight = class_weight(name, weight, input, 0 if input.ndim == 1 else 1)
+    return probability_cross_entropy(input, target, weight, float(label_smoothing), reduction)
+
+
 @on_input_device
 def nll_loss(
-    input: Tensor, target: Tensor, reduction: str = "mean", ignore_index: int = -100
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    ignore_index: int = -100,
+    reduce: bool | None = None,
+    reduction: str = "mean",
 ) -> Tensor:
-    """The negative log-likelihood: ``loss_i = -input[i, target_i]``.
+    """The negative log-likelihood: ``loss_i = -w[target_i] * input[i, target_i]``.
 
-    ``input`` holds log-probabilities (e.g. from :func:`log_softmax`); shapes, labels
-    and ``reduction`` are as for :func:`cross_entropy`.
+    ``input`` holds log-probabilities (e.g. from :func:`log_softmax`); shapes, labels,
+    ``weight`` and ``reduction`` are as for :func:`cross_entropy` with class indices:
+    "mean" divides by the total weight of the counted rows (NaN if there is none).
+    ``weight`` gets no gradient. The arguments are PyTorch's, in its order.
 
     Raises
     ------
     IndexError
         If a label is outside ``[0, C)``.
+    TypeError, ValueError, RuntimeError
+        For a target of the wrong dtype or shape, or a weight that is not a float tensor
+        of C values on the input's device.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> from minitorch_accel.ops.loss import nll_loss
+    >>> log_probs = mta.tensor([[-1.0, -2.0], [-3.0, -4.0]])
+    >>> nll_loss(log_probs, mta.tensor([0, 1])).item()  # (1 + 4) / 2
+    2.5
+    >>> nll_loss(log_probs, mta.tensor([0, 1]), weight=mta.tensor([3.0, 1.0])).item()
+    1.75
     """
-    check_reduction("nll_loss", reduction)
+    reduction = legacy_reduction("nll_loss", size_average, reduce, reduction)
     log_probs, labels, out_shape = _rows("nll_loss", input, target)
     label_array, valid = _check_labels(
         "nll_loss", labels.array, log_probs.shape[1], ignore_index, not _capturing(labels)
     )
+    if weight is not None:
+        weight = class_weight("nll_loss", weight, log_probs)
+        loss, _ = weighted_nll(log_probs, label_array, valid, weight, reduction)
+        return loss.reshape(out_shape) if reduction == "none" else loss
     xp = log_probs.xp
     rows = xp.arange(log_probs.shape[0])
     picked = log_probs[rows, xp.where(valid, label_array, 0)]
-    weight = Tensor._make(valid.astype(log_probs.dtype), log_probs.device, False, None)
-    return _reduce(-picked * weight, reduction, float(valid.sum()), out_shape)
+    counted = Tensor._make(valid, log_probs.device, False, None)
+    return _reduce(where(counted, -picked, 0.0), reduction, float(valid.sum()), out_shape)
 
 
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
