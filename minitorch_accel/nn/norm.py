@@ -1,4 +1,6 @@
-"""Batch normalization layers: :class:`BatchNorm1d` and :class:`BatchNorm2d`."""
+"""Batch normalization layers: :class:`BatchNorm1d`, :class:`BatchNorm2d` and
+:class:`BatchNorm3d`.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from .parameter import Parameter
 
 
 class _BatchNorm(Module):
-    """What BatchNorm1d and BatchNorm2d share; they differ only in the inputs accepted."""
+    """What BatchNorm1d, 2d and 3d share; they differ only in the inputs accepted."""
 
     weight: Parameter | None
     bias: Parameter | None
@@ -146,3 +148,18 @@ class BatchNorm2d(_BatchNorm):
     """
 
     _accepted_dims = (4,)
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalization over (N, C, D, H, W) inputs, per channel C; parameters as
+    :class:`BatchNorm1d`.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> from minitorch_accel import nn
+    >>> nn.BatchNorm3d(2)(mta.randn(3, 2, 4, 4, 4)).shape
+    (3, 2, 4, 4, 4)
+    """
+
+    _accepted_dims = (5,)
