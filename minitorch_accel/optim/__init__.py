@@ -21,15 +21,20 @@ from .adadelta import Adadelta, adadelta_update
 from .adagrad import Adagrad, adagrad_update
 from .adam import Adam, AdamW, adam_update
 from .adamax import Adamax, adamax_update
+from .asgd import ASGD, asgd_update
 from .clip import clip_grad_norm_, clip_grad_value_
+from .lbfgs import LBFGS
 from .nadam import NAdam, nadam_update
 from .optimizer import Optimizer
 from .per_param import PerParameterOptimizer
 from .radam import RAdam, radam_update
 from .rmsprop import RMSprop, rmsprop_update
+from .rprop import Rprop, rprop_update
 from .sgd import SGD, sgd_update
 
 __all__ = [
+    "ASGD",
+    "LBFGS",
     "SGD",
     "Adadelta",
     "Adagrad",
@@ -41,13 +46,16 @@ __all__ = [
     "PerParameterOptimizer",
     "RAdam",
     "RMSprop",
+    "Rprop",
     "adadelta_update",
     "adagrad_update",
     "adam_update",
     "adamax_update",
+    "asgd_update",
     "nadam_update",
     "radam_update",
     "rmsprop_update",
+    "rprop_update",
     "clip_grad_norm_",
     "clip_grad_value_",
     "lr_scheduler",

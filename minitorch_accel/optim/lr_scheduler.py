@@ -26,6 +26,8 @@ import types
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from .cyclic_schedulers import CosineAnnealingWarmRestarts, CyclicLR
+from .factor_schedulers import ChainedScheduler, ConstantLR, MultiplicativeLR, PolynomialLR
 from .more_schedulers import ExponentialLR, LinearLR, ReduceLROnPlateau, SequentialLR
 from .one_cycle import OneCycleLR
 from .optimizer import Optimizer
@@ -206,13 +208,19 @@ class CosineAnnealingLR(LRScheduler):
 
 
 __all__ = [
+    "ChainedScheduler",
+    "ConstantLR",
     "CosineAnnealingLR",
+    "CosineAnnealingWarmRestarts",
+    "CyclicLR",
     "ExponentialLR",
     "LRScheduler",
     "LambdaLR",
     "LinearLR",
     "MultiStepLR",
+    "MultiplicativeLR",
     "OneCycleLR",
+    "PolynomialLR",
     "ReduceLROnPlateau",
     "SequentialLR",
     "StepLR",

@@ -84,11 +84,18 @@ class Optimizer:
     #: State entries that hold one value per element of the parameter (same shape).
     per_element_state: tuple[str, ...] = ()
 
+    #: False for an optimizer whose step calls its closure many times (L-BFGS): a fast
+    #: tier evaluates the closure once and then steps without it, so such a step is
+    #: never routed through one.
+    has_fast_step: bool = True
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "step" in vars(cls):  # the backend's fast step if it has one; what a step
             # allocates counts as "optimizer state"
-            step = _fast_step_or(vars(cls)["step"])
+            step = vars(cls)["step"]
+            if cls.has_fast_step:
+                step = _fast_step_or(step)
             cls.step = _counted_as_optimizer_state(step)  # type: ignore[method-assign]
 
     def __init__(self, params: ParamsLike, defaults: dict[str, Any]) -> None:
