@@ -17,6 +17,10 @@ list, named tuple, dict                 the same type, collated field by field
 
 The work happens on NumPy arrays (:func:`collate_arrays`, which a worker process can
 send cheaply); :func:`default_collate` then wraps each array as a tensor.
+
+Without batching (``DataLoader(batch_size=None)``) each sample goes through
+:func:`default_convert` instead: arrays and NumPy scalars become tensors, tuples lists,
+and everything else (Python numbers, strings) is left as it is.
 """
 
 from __future__ import annotations
@@ -31,7 +35,14 @@ import numpy.typing as npt
 from ..core.factories import from_numpy
 from ..core.tensor import Tensor
 
-__all__ = ["collate_arrays", "default_collate", "map_leaves"]
+__all__ = [
+    "collate_arrays",
+    "convert_arrays",
+    "default_collate",
+    "default_convert",
+    "host_tensor",
+    "map_leaves",
+]
 
 _ERROR = (
     "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}"
@@ -150,4 +161,69 @@ def default_collate(batch: Sequence[Any]) -> Any:
     >>> default_collate([{"x": 1.5, "name": "a"}, {"x": 2.5, "name": "b"}])
     {'x': tensor([1.5, 2.5], dtype=float64), 'name': ['a', 'b']}
     """
-    return map_leaves(collate_arrays(batch), lambda a: from_numpy(np.ascontiguousarray(a)))
+    return map_leaves(collate_arrays(batch), host_tensor)
+
+
+def _is_text(array: npt.NDArray[Any]) -> bool:
+    return array.dtype.kind in "SaUO"
+
+
+def convert_arrays(data: Any) -> Any:
+    """:func:`default_convert`, with NumPy arrays where it gives tensors (NumPy scalars
+    become 0-d arrays; arrays of strings or objects stay as they are, but are not
+    turned into tensors).
+    """
+    if isinstance(data, np.generic) and not isinstance(data, (np.str_, np.bytes_)):
+        return np.asarray(data)
+    if isinstance(data, (Tensor, np.ndarray, str, bytes)):
+        return data
+    if isinstance(data, Mapping):
+        fields = {key: convert_arrays(value) for key, value in data.items()}
+        if isinstance(data, MutableMapping):
+            clone = copy.copy(data)
+            clone.update(fields)
+            return clone
+        return fields
+    if isinstance(data, tuple) and hasattr(data, "_fields"):  # a named tuple
+        return type(data)(*(convert_arrays(value) for value in data))
+    if isinstance(data, tuple):
+        return [convert_arrays(value) for value in data]  # a tuple becomes a list, as in PyTorch
+    if isinstance(data, MutableSequence):
+        seq = copy.copy(data)
+        seq[:] = [convert_arrays(value) for value in data]
+        return seq
+    if isinstance(data, Sequence):
+        return [convert_arrays(value) for value in data]
+    return data
+
+
+def default_convert(data: Any) -> Any:
+    """Turn the arrays in one sample into tensors, without batching, as PyTorch's
+    ``default_convert`` (the DataLoader's conversion when ``batch_size=None``).
+
+    Parameters
+    ----------
+    data : object
+        A sample: an array, a tensor, a number, a string, or a tuple, list, named tuple
+        or dict of those.
+
+    Returns
+    -------
+    The same structure with NumPy arrays and NumPy scalars as tensors (scalars as 0-d
+    tensors) and tuples as lists; tensors, Python numbers, strings and arrays of
+    strings or objects unchanged.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> default_convert((np.arange(3), np.float32(0.5), 7, "cat"))
+    [tensor([0, 1, 2]), tensor(0.5), 7, 'cat']
+    """
+    return map_leaves(convert_arrays(data), lambda a: a if _is_text(a) else host_tensor(a))
+
+
+def host_tensor(array: npt.NDArray[Any]) -> Tensor:
+    """``array`` as a host tensor, made C-contiguous (a 0-d array stays 0-d, which
+    ``np.ascontiguousarray`` would not keep).
+    """
+    return from_numpy(array if array.flags.c_contiguous else np.ascontiguousarray(array))

@@ -13,14 +13,18 @@ from __future__ import annotations
 import abc
 import math
 import operator
-from collections.abc import Sequence
-from typing import Any, Generic, Protocol, TypeVar
+import warnings
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 from ..core.factories import host_generator
 from ..core.tensor import Tensor
+
+if TYPE_CHECKING:
+    from .combine import ChainDataset, ConcatDataset
 
 
 def seeded_rng(seed: int | None) -> np.random.Generator:
@@ -43,6 +47,7 @@ def seeded_rng(seed: int | None) -> np.random.Generator:
 
 __all__ = [
     "Dataset",
+    "IterableDataset",
     "Sample",
     "SizedDataset",
     "Subset",
@@ -87,6 +92,61 @@ class Dataset(abc.ABC, Generic[T_co]):
     @abc.abstractmethod
     def __len__(self) -> int:
         """Return the number of samples."""
+
+    def __add__(self, other: Dataset[T_co]) -> ConcatDataset[T_co]:
+        """``ConcatDataset([self, other])``: the samples of ``self``, then of ``other``."""
+        from .combine import ConcatDataset  # combine.py builds on this module
+
+        return ConcatDataset([self, other])
+
+
+class IterableDataset(Dataset[T_co], Iterable[T_co]):
+    """Base class of datasets read as a stream: subclasses implement :meth:`__iter__`.
+
+    For data that cannot be indexed (records read from a file or a socket, samples
+    generated on the fly). The :class:`~minitorch_accel.data.DataLoader` batches
+    consecutive items; it takes no sampler or shuffle. With ``num_workers > 0`` every
+    worker iterates its own copy of the dataset, so each item comes out once per worker
+    unless ``__iter__`` uses :func:`~minitorch_accel.data.get_worker_info` to read only
+    its share (see the example). A subclass may define ``__len__``; without it,
+    ``len()`` raises TypeError, as in PyTorch.
+
+    Examples
+    --------
+    >>> from minitorch_accel.data import get_worker_info
+    >>> class Range(IterableDataset[int]):
+    ...     def __init__(self, n: int) -> None:
+    ...         self.n = n
+    ...     def __iter__(self) -> Iterator[int]:
+    ...         info = get_worker_info()  # None in the main process
+    ...         if info is None:
+    ...             return iter(range(self.n))
+    ...         return iter(range(info.id, self.n, info.num_workers))  # worker i: i, i+k, ...
+    >>> list(Range(4))
+    [0, 1, 2, 3]
+    >>> list(Range(2) + Range(3))
+    [0, 1, 0, 1, 2]
+    """
+
+    @abc.abstractmethod
+    def __iter__(self) -> Iterator[T_co]:
+        """The items of the stream."""
+
+    def __getitem__(self, index: int) -> T_co:
+        """Refused: an iterable-style dataset is read by iterating over it."""
+        raise TypeError(
+            f"{type(self).__name__} is an IterableDataset: iterate over it instead of indexing"
+        )
+
+    def __len__(self) -> int:
+        """Refused unless a subclass defines it (PyTorch's IterableDataset has no length)."""
+        raise TypeError(f"object of type '{type(self).__name__}' has no len()")
+
+    def __add__(self, other: Dataset[T_co]) -> ChainDataset:  # type: ignore[override]
+        """``ChainDataset([self, other])``: the items of ``self``, then of ``other``."""
+        from .combine import ChainDataset
+
+        return ChainDataset([self, other])
 
 
 def _as_numpy(value: Any) -> npt.NDArray[Any]:
@@ -194,24 +254,34 @@ class Subset(Dataset[T_co]):
 
 
 def _split_lengths(n: int, lengths: Sequence[float]) -> list[int]:
+    total = sum(lengths)
+    if math.isclose(total, 1.0) and total <= 1:  # fractions, as PyTorch decides
+        for i, fraction in enumerate(lengths):
+            if not 0 <= fraction <= 1:
+                raise ValueError(f"Fraction at index {i} is not between 0 and 1")
+        counts = [int(math.floor(n * float(x))) for x in lengths]
+        for i in range(n - sum(counts)):  # hand out the remainder one by one, round robin
+            counts[i % len(counts)] += 1
+        for i, count in enumerate(counts):
+            if count == 0:
+                warnings.warn(
+                    f"Length of split at index {i} is 0. This might result in an empty dataset.",
+                    stacklevel=3,
+                )
+        return counts
     if any(x < 0 for x in lengths):
         raise ValueError(f"random_split lengths must not be negative, got {list(lengths)}")
-    if all(isinstance(x, (int, np.integer)) for x in lengths):
-        if sum(int(x) for x in lengths) != n:
-            raise ValueError(
-                f"random_split lengths {list(lengths)} sum to {sum(int(x) for x in lengths)}, "
-                f"but the dataset has {n} samples"
-            )
-        return [int(x) for x in lengths]
-    if not math.isclose(float(sum(lengths)), 1.0, abs_tol=1e-6):
+    if not all(isinstance(x, (int, np.integer)) for x in lengths):
         raise ValueError(
-            f"random_split fractions {list(lengths)} sum to {sum(lengths)}, not 1 "
+            f"random_split fractions {list(lengths)} sum to {total}, not 1 "
             "(give integer lengths or fractions)"
         )
-    counts = [int(math.floor(n * float(x))) for x in lengths]
-    for i in range(n - sum(counts)):  # hand out the remainder one by one, round robin
-        counts[i % len(counts)] += 1
-    return counts
+    if sum(int(x) for x in lengths) != n:
+        raise ValueError(
+            f"random_split lengths {list(lengths)} sum to {sum(int(x) for x in lengths)}, "
+            f"but the dataset has {n} samples"
+        )
+    return [int(x) for x in lengths]
 
 
 def random_split(
@@ -229,7 +299,9 @@ def random_split(
     lengths : sequence of int or float
         Sizes of the parts, summing to ``len(dataset)``, or fractions summing to 1
         (each part gets ``floor(n * fraction)``, the remainder is handed out one
-        sample at a time from the first part on).
+        sample at a time from the first part on, as PyTorch >= 1.13). As in PyTorch,
+        lengths that sum to 1 are fractions even when they are ints (``[1, 0]`` puts
+        every sample in the first part), and a part of length 0 gives a warning.
     seed : int, optional
         Seed of the permutation: the same seed gives the same split. None seeds it
         from the framework's host generator, so that :func:`minitorch_accel.manual_seed`
@@ -245,7 +317,7 @@ def random_split(
     Raises
     ------
     ValueError
-        If a length is negative or the lengths do not add up.
+        If a length is negative, a fraction above 1, or the lengths do not add up.
 
     Examples
     --------

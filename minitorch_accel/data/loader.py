@@ -1,10 +1,15 @@
 """DataLoader: shuffled mini-batches as Tensors, optionally loaded by worker processes
 and prefetched to a device.
 
-Two ways to build a batch:
+Which samples make each batch is the samplers' business (:mod:`minitorch_accel.data.sampler`):
+by default a :class:`SequentialSampler` (or, with ``shuffle=True``, a
+:class:`RandomSampler`) grouped by a :class:`BatchSampler`, as in PyTorch. An
+:class:`IterableDataset` has no sampler: its batches are consecutive items of its stream.
+
+Two ways to build a batch of a map-style dataset:
 
 * **array-backed** datasets (an ``arrays`` attribute and no ``transform``, or a
-  :class:`Subset` of one): one NumPy fancy-indexing call per field,
+  :class:`Subset` of one), with the default ``collate_fn``: one NumPy fancy-indexing call per field,
   ``images[batch_indices]``; thousands of samples per millisecond. The batch is the
   list of fields, as PyTorch collates the tuples ``(image, label)``.
 * anything else: ``dataset[i]`` for each index, then ``collate_fn`` (by default
@@ -20,21 +25,70 @@ most ``prefetch`` batches ahead (see :mod:`minitorch_accel.data.prefetch`).
 from __future__ import annotations
 
 import collections
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from ..backends import Device, DeviceLike, registry
-from ..core.factories import from_numpy
 from ..core.tensor import Tensor
-from .collate import collate_arrays, map_leaves
-from .dataset import SizedDataset, Subset, seeded_rng
+from .collate import collate_arrays, convert_arrays, host_tensor, map_leaves
+from .dataset import IterableDataset, SizedDataset, Subset, seeded_rng
 from .prefetch import Empty, Fields, Gather, prefetch
-from .workers import run_workers
+from .sampler import BatchSampler, RandomSampler, SequentialSampler
+from .workers import Fetcher, IterableFetcher, MapFetcher, run_workers
 
 __all__ = ["DataLoader"]
+
+
+def _check_stream_options(shuffle: bool, sampler: Any, batch_sampler: Any) -> None:
+    """Refuse what an IterableDataset cannot take, with PyTorch's messages."""
+    if shuffle:
+        raise ValueError(
+            "DataLoader with IterableDataset: expected unspecified shuffle option, "
+            f"but got shuffle={shuffle}"
+        )
+    if sampler is not None:
+        raise ValueError(
+            "DataLoader with IterableDataset: expected unspecified sampler option, "
+            f"but got sampler={sampler}"
+        )
+    if batch_sampler is not None:
+        raise ValueError(
+            "DataLoader with IterableDataset: expected unspecified batch_sampler option, "
+            f"but got batch_sampler={batch_sampler}"
+        )
+
+
+def _check_exclusive(
+    dataset: Any,
+    batch_size: int | None,
+    shuffle: bool,
+    sampler: Any,
+    batch_sampler: Any,
+    drop_last: bool,
+) -> None:
+    """Refuse the options that exclude each other, with PyTorch's messages."""
+    if isinstance(dataset, IterableDataset):
+        _check_stream_options(shuffle, sampler, batch_sampler)
+    if sampler is not None and shuffle:
+        raise ValueError("sampler option is mutually exclusive with shuffle")
+    if batch_sampler is not None:
+        if batch_size != 1 or shuffle or sampler is not None or drop_last:
+            raise ValueError(
+                "batch_sampler option is mutually exclusive with batch_size, shuffle, "
+                "sampler, and drop_last"
+            )
+    elif batch_size is None:
+        if drop_last:
+            raise ValueError(
+                "batch_size=None option disables auto-batching and is mutually exclusive "
+                "with drop_last"
+            )
+    elif isinstance(batch_size, bool) or int(batch_size) != batch_size or batch_size < 1:
+        raise ValueError(f"DataLoader batch_size must be an integer >= 1, got {batch_size!r}")
+
 
 ArraySource = tuple[tuple[npt.NDArray[Any], ...], npt.NDArray[np.int64] | None]
 
@@ -69,6 +123,8 @@ def _flatten(batch: Any) -> tuple[Fields, Any]:
     leaves: list[npt.NDArray[Any]] = []
 
     def take(leaf: Any) -> Any:
+        if isinstance(leaf, np.ndarray) and leaf.dtype.kind in "SaUO":
+            return leaf  # strings or objects (left so by default_convert): not a tensor
         if isinstance(leaf, Tensor):
             if not leaf.device.shares_host_memory:
                 return leaf  # already on a device: passed through as it is
@@ -117,19 +173,27 @@ class DataLoader:
     Parameters
     ----------
     dataset : dataset
-        Any object with ``__len__`` and ``__getitem__`` (a map-style dataset). Its
-        samples may be arrays, tensors, numbers, strings, or tuples, lists and dicts of
-        them. Array-backed datasets (with ``arrays`` and no ``transform``, e.g.
-        :class:`TensorDataset`, :class:`~minitorch_accel.datasets.MNIST`, or a
-        :class:`Subset` of one) are batched by fancy indexing, the rest sample by sample.
-    batch_size : int, default 1
-        Samples per batch.
+        Any object with ``__len__`` and ``__getitem__`` (a map-style dataset), or an
+        :class:`IterableDataset` (read as a stream). Its samples may be arrays,
+        tensors, numbers, strings, or tuples, lists and dicts of them. Array-backed
+        datasets (with ``arrays`` and no ``transform``, e.g. :class:`TensorDataset`,
+        :class:`~minitorch_accel.datasets.MNIST`, or a :class:`Subset` of one) are
+        batched by fancy indexing, the rest sample by sample.
+    batch_size : int or None, default 1
+        Samples per batch. None turns batching off: each sample is passed alone
+        through ``collate_fn`` (by default :func:`default_convert`: arrays become
+        tensors, with no batch dimension added).
     shuffle : bool, default False
-        A new random order every epoch (every ``iter(loader)``).
+        A new random order every epoch (every ``iter(loader)``): a
+        :class:`RandomSampler` drawing from ``generator``.
     sampler : iterable of int, optional
-        The indices of one epoch, in order (e.g. a
+        The indices of one epoch, in order (e.g. a :class:`WeightedRandomSampler`, or a
         :class:`~minitorch_accel.distributed.DistributedSampler` giving each process
-        its own part). It must have ``__len__``; ``shuffle`` must then be False.
+        its own part). ``len(loader)`` needs its ``__len__``; ``shuffle`` must be False.
+    batch_sampler : iterable of lists of int, optional
+        The indices of each batch of one epoch (e.g. a :class:`BatchSampler`, or
+        batches of samples of similar lengths). Excludes ``batch_size``, ``shuffle``,
+        ``sampler`` and ``drop_last``.
     num_workers : int, default 0
         Worker processes that read and collate the samples of the sample-by-sample path
         in parallel (0: the calling process does it). Array-backed datasets are always
@@ -143,7 +207,8 @@ class DataLoader:
         Return host batches in page-locked memory (faster, asynchronous copies to a
         GPU) when an accelerator backend has a device; without one it changes nothing.
     drop_last : bool, default False
-        Drop the last batch when it is smaller than ``batch_size``.
+        Drop the last batch when it is smaller than ``batch_size`` (for an
+        :class:`IterableDataset` with workers: each worker's last batch).
     worker_init_fn : callable, optional
         Called as ``worker_init_fn(worker_id)`` in each worker after it is seeded.
     multiprocessing_context : str, optional
@@ -173,16 +238,30 @@ class DataLoader:
         single array, one tensor. Python floats become float64, ints int64; arrays keep
         their dtype.
 
+    Attributes
+    ----------
+    sampler : iterable of int or None
+        The indices of an epoch: the one given, or a :class:`SequentialSampler` or
+        :class:`RandomSampler`; None for an :class:`IterableDataset` (where PyTorch has
+        an internal infinite sampler) or with ``batch_sampler``.
+    batch_sampler : iterable of lists of int or None
+        The indices of each batch: the one given, or a :class:`BatchSampler` over
+        ``sampler``; None without batching or for an :class:`IterableDataset`.
+
     Raises
     ------
     ValueError
-        For a batch size, worker count or prefetch depth out of range.
+        For a batch size, worker count or prefetch depth out of range, and, with
+        PyTorch's messages, for options that exclude each other (``sampler`` and
+        ``shuffle``; ``batch_sampler`` and the batching options; ``batch_size=None``
+        and ``drop_last``; an :class:`IterableDataset` and ``shuffle`` or a sampler).
 
     Notes
     -----
-    The arguments after ``shuffle`` are keyword-only (PyTorch also accepts them by
-    position, in an order that includes ``batch_sampler`` and ``timeout``, which this
-    loader does not have).
+    The arguments after ``batch_sampler`` are keyword-only (PyTorch also accepts them
+    by position, in an order that includes ``timeout``, which this loader does not
+    have). Samples are read with ``dataset[i]``; PyTorch's batched ``__getitems__`` is
+    not used.
 
     An exception raised while building a batch, in a worker or in the background
     thread, is raised again in the caller. Leaving the loop early (``break``) stops the
@@ -204,12 +283,13 @@ class DataLoader:
     def __init__(
         self,
         dataset: SizedDataset[Any],
-        batch_size: int = 1,
+        batch_size: int | None = 1,
         shuffle: bool = False,
+        sampler: Iterable[int] | None = None,
+        batch_sampler: Iterable[Sequence[int]] | None = None,
         *,
-        sampler: Any = None,
         num_workers: int = 0,
-        collate_fn: Callable[[list[Any]], Any] | None = None,
+        collate_fn: Callable[[Any], Any] | None = None,
         pin_memory: bool = False,
         drop_last: bool = False,
         worker_init_fn: Callable[[int], None] | None = None,
@@ -220,8 +300,6 @@ class DataLoader:
         device: DeviceLike | None = None,
         prefetch: int = 2,
     ) -> None:
-        if isinstance(batch_size, bool) or int(batch_size) != batch_size or batch_size < 1:
-            raise ValueError(f"DataLoader batch_size must be an integer >= 1, got {batch_size!r}")
         if isinstance(prefetch, bool) or int(prefetch) != prefetch or prefetch < 1:
             raise ValueError(f"DataLoader prefetch must be an integer >= 1, got {prefetch!r}")
         if isinstance(num_workers, bool) or int(num_workers) != num_workers or num_workers < 0:
@@ -233,18 +311,14 @@ class DataLoader:
             )
         if prefetch_factor is not None and prefetch_factor < 1:
             raise ValueError(f"DataLoader prefetch_factor must be >= 1, got {prefetch_factor!r}")
-        if sampler is not None and shuffle:
-            raise ValueError("DataLoader: sampler and shuffle=True exclude each other")
         if generator is not None and not isinstance(generator, np.random.Generator):
             raise TypeError(
                 f"DataLoader generator must be a numpy.random.Generator, got "
                 f"{type(generator).__name__}; or pass seed=<int>"
             )
-        self.sampler = sampler
+        _check_exclusive(dataset, batch_size, shuffle, sampler, batch_sampler, drop_last)
         self.dataset = dataset
-        self.batch_size = int(batch_size)
         self.shuffle = bool(shuffle)
-        self.drop_last = bool(drop_last)
         self.num_workers = int(num_workers)
         self.collate_fn = collate_fn
         self.pin_memory = bool(pin_memory)
@@ -255,6 +329,22 @@ class DataLoader:
         self.device: Device | None = None if device is None else Device(device)
         self.prefetch = int(prefetch)
         self._rng = generator if generator is not None else seeded_rng(seed)
+        # The samplers, as PyTorch builds them: none for a stream; the given batch
+        # sampler; else a sampler (given, random or sequential) in batches of batch_size.
+        self.batch_size = None if batch_sampler is not None else batch_size
+        self.drop_last = bool(drop_last)
+        self.sampler = sampler
+        self.batch_sampler = batch_sampler
+        if isinstance(dataset, IterableDataset) or batch_sampler is not None:
+            return
+        if sampler is None:
+            self.sampler = (
+                RandomSampler(dataset, generator=self._rng)
+                if shuffle
+                else SequentialSampler(dataset)
+            )
+        if batch_size is not None:
+            self.batch_sampler = BatchSampler(self.sampler, int(batch_size), self.drop_last)  # type: ignore[arg-type]
 
     @property
     def generator(self) -> np.random.Generator:
@@ -263,37 +353,63 @@ class DataLoader:
         """
         return self._rng
 
+    @property
+    def _iterable(self) -> bool:
+        return isinstance(self.dataset, IterableDataset)
+
     def __len__(self) -> int:
-        """Number of batches per epoch."""
-        n = len(self.dataset) if self.sampler is None else len(self.sampler)
-        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+        """Number of batches per epoch (for an :class:`IterableDataset`, computed from its
+        ``len()``, as PyTorch does, which raises TypeError if it has none).
+        """
+        if self._iterable:
+            n = len(self.dataset)
+            if self.batch_size is None:
+                return n
+            return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+        if self.batch_sampler is not None:
+            return len(self.batch_sampler)  # type: ignore[arg-type]
+        return len(self.sampler)  # type: ignore[arg-type]
 
-    def _batch_indices(self) -> list[npt.NDArray[np.int64]]:
-        if self.sampler is not None:
-            order = np.fromiter(iter(self.sampler), dtype=np.int64)
-        elif self.shuffle:
-            order = self._rng.permutation(len(self.dataset))
+    def _requests(self) -> list[Any]:
+        """What each batch of this epoch reads: an array of indices per batch, or a
+        single index per sample without batching (drawn now, in the caller).
+        """
+        batch_sampler = self.batch_sampler
+        if batch_sampler is None:
+            return [int(i) for i in self.sampler]  # type: ignore[union-attr]
+        if type(batch_sampler) is BatchSampler:  # cut the whole epoch at once: fast
+            return batch_sampler.split(np.fromiter(iter(batch_sampler.sampler), dtype=np.int64))
+        return [np.asarray(batch, dtype=np.int64).reshape(-1) for batch in batch_sampler]
+
+    @property
+    def _batched(self) -> bool:
+        """Whether samples are grouped into batches (PyTorch's "auto-collation")."""
+        return self.batch_size is not None if self._iterable else self.batch_sampler is not None
+
+    def _collate(self, samples: Any) -> Any:
+        """The batch of ``samples`` (or the one sample, unbatched), with NumPy arrays for
+        the default collation.
+        """
+        if self.collate_fn is not None:
+            return self.collate_fn(samples)
+        return collate_arrays(samples) if self._batched else convert_arrays(samples)
+
+    def _host_batches(self) -> Iterator[Any]:
+        """The collated batches of the sample-by-sample path and of streams, in order."""
+        fetch: Fetcher
+        requests: list[Any] | None = None  # a stream has none: it is read until it ends
+        if self._iterable:
+            fetch = IterableFetcher(self.dataset, self._collate, self.batch_size, self.drop_last)
         else:
-            order = np.arange(len(self.dataset), dtype=np.int64)
-        n = len(order)
-        stop = len(self) * self.batch_size
-        return [order[i : min(i + self.batch_size, n)] for i in range(0, stop, self.batch_size)]
-
-    def _collate(self, samples: list[Any]) -> Any:
-        """The batch of ``samples``, with NumPy arrays for the default collation."""
-        if self.collate_fn is None:
-            return collate_arrays(samples)
-        return self.collate_fn(samples)
-
-    def _host_batches(self, batches: list[npt.NDArray[np.int64]]) -> Iterator[Any]:
-        """The collated batches of the sample-by-sample path, in order."""
+            fetch = MapFetcher(self.dataset, self._collate, self._batched)
+            requests = self._requests()
         if self.num_workers == 0:
-            return (self._collate([self.dataset[int(i)] for i in idx]) for idx in batches)
+            return _fetch_all(fetch, requests)
         base_seed = int(self._rng.integers(2**62))  # drawn once per epoch, as PyTorch
         return run_workers(
             self.dataset,
-            self._collate,
-            batches,
+            fetch,
+            requests,
             self.num_workers,
             base_seed,
             self.worker_init_fn,
@@ -303,29 +419,34 @@ class DataLoader:
 
     def __iter__(self) -> Iterator[Any]:
         """One epoch of batches (the shuffled order is drawn here, in the caller)."""
-        batches = self._batch_indices()
-        source = _array_source(self.dataset)
+        source = None
+        if self._batched and self.collate_fn is None and not self._iterable:
+            source = _array_source(self.dataset)
         specs: collections.deque[Any] = collections.deque()
-        gathers: list[Gather]
+        host: Iterator[Any] | None = None
+        gathers: Iterable[Gather]
         if source is not None:
+            batches = self._requests()
             arrays, mapping = source
             gathers = [
                 _array_gather(arrays, idx if mapping is None else mapping[idx]) for idx in batches
             ]
             specs.extend([_Slot(k) for k in range(len(arrays))] for _ in batches)
         else:
-            host = self._host_batches(batches)
-            gathers = [_sample_gather(host, specs) for _ in batches]
+            host = self._host_batches()
+            gathers = (_sample_gather(batch, specs) for batch in host)
         if self.device is None:
             empty = _pinned_empty() if self.pin_memory else None
-            return _host_epoch(gathers, specs, empty, host if source is None else None)
-        return _device_epoch(
-            prefetch(gathers, self.device, self.prefetch), specs, host if source is None else None
-        )
+            return _host_epoch(gathers, specs, empty, host)
+        return _device_epoch(prefetch(gathers, self.device, self.prefetch), specs, host)
 
     def __repr__(self) -> str:
+        try:
+            n: int | str = len(self.dataset)
+        except TypeError:  # a stream without a length
+            n = "?"
         return (
-            f"DataLoader(n={len(self.dataset)}, batch_size={self.batch_size}, "
+            f"DataLoader(n={n}, batch_size={self.batch_size}, "
             f"shuffle={self.shuffle}, drop_last={self.drop_last}, "
             f"num_workers={self.num_workers}, device={self.device})"
         )
@@ -348,11 +469,24 @@ def _array_gather(arrays: tuple[npt.NDArray[Any], ...], rows: npt.NDArray[np.int
     return gather
 
 
-def _sample_gather(host: Iterator[Any], specs: collections.deque[Any]) -> Gather:
-    """Takes the next collated batch from ``host``; its structure goes to ``specs``."""
+def _fetch_all(fetch: Fetcher, requests: list[Any] | None) -> Iterator[Any]:
+    """The batches of ``requests`` read in this process, or of a stream until it ends."""
+    if requests is not None:
+        yield from (fetch(request) for request in requests)
+        return
+    while True:
+        try:
+            batch = fetch(None)
+        except StopIteration:
+            return
+        yield batch
+
+
+def _sample_gather(batch: Any, specs: collections.deque[Any]) -> Gather:
+    """Hands over the arrays of a collated ``batch``; its structure goes to ``specs``."""
 
     def gather(empty: Empty | None) -> Fields:
-        fields, spec = _flatten(next(host))
+        fields, spec = _flatten(batch)
         specs.append(spec)
         if empty is None:
             return fields
@@ -365,12 +499,12 @@ def _sample_gather(host: Iterator[Any], specs: collections.deque[Any]) -> Gather
 
 
 def _host_epoch(
-    gathers: list[Gather], specs: collections.deque[Any], empty: Empty | None, host: Any
+    gathers: Iterable[Gather], specs: collections.deque[Any], empty: Empty | None, host: Any
 ) -> Iterator[Any]:
     try:
         for gather in gathers:
             fields = gather(empty)
-            yield _rebuild(specs.popleft(), [from_numpy(np.ascontiguousarray(f)) for f in fields])
+            yield _rebuild(specs.popleft(), [host_tensor(f) for f in fields])
     finally:
         _close(host)  # stops the workers when the caller leaves early
 

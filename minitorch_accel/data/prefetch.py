@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Callable, Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -22,8 +22,8 @@ import numpy.typing as npt
 
 from ..backends import Backend, Device, Transfer, transfer_stats
 from ..core.convert import HOST
-from ..core.factories import from_numpy
 from ..core.tensor import Tensor
+from .collate import host_tensor
 
 Batch = tuple[Tensor, ...]
 Fields = tuple[npt.NDArray[Any], ...]
@@ -84,7 +84,10 @@ class PinnedRing:
 def move(fields: Fields, device: Device) -> tuple[Batch, list[Transfer]]:
     """Start copying each field to ``device``; the tensors and the copies in flight."""
     backend = device.backend
-    transfers = [backend.upload_async(np.ascontiguousarray(f), device) for f in fields]
+    transfers = [
+        backend.upload_async(f if f.flags.c_contiguous else np.ascontiguousarray(f), device)
+        for f in fields
+    ]
     for f in fields:
         transfer_stats.record(HOST, device, int(f.nbytes))
     batch = tuple(Tensor._make(t.array, device, False, None) for t in transfers)
@@ -101,7 +104,7 @@ class _Failure:
 _END = object()
 
 
-def prefetch(gathers: Sequence[Gather], device: Device, depth: int) -> Iterator[Batch]:
+def prefetch(gathers: Iterable[Gather], device: Device, depth: int) -> Iterator[Batch]:
     """Run each gather and copy its batch to ``device`` in a background thread, at
     most ``depth`` batches ahead of the caller.
     """
@@ -112,7 +115,7 @@ def prefetch(gathers: Sequence[Gather], device: Device, depth: int) -> Iterator[
 
     def build(gather: Gather) -> tuple[Batch, list[Transfer]]:
         if device is HOST:  # nothing to copy: the gathered arrays are the batch
-            return tuple(from_numpy(np.ascontiguousarray(f)) for f in gather(None)), []
+            return tuple(host_tensor(f) for f in gather(None)), []
         if device.shares_host_memory:  # virtual devices share the host's memory: pinning
             return move(gather(None), device)  # buys nothing
         ring.next_slot()
@@ -122,12 +125,14 @@ def prefetch(gathers: Sequence[Gather], device: Device, depth: int) -> Iterator[
 
     def work() -> None:
         try:
-            for gather in gathers:
+            pending = iter(gathers)  # may read a batch when asked: only once a slot is free
+            while True:
                 while not slots.acquire(timeout=0.05):
                     if stop.is_set():
                         return
-                if stop.is_set():
-                    return
+                gather = None if stop.is_set() else next(pending, None)
+                if gather is None:
+                    break
                 ready.put(build(gather))
             ready.put(_END)
         except BaseException as exc:  # handed to the caller, not swallowed
