@@ -65,6 +65,10 @@ class Function:
     else refers to sets ``fresh_grads = True``: a leaf's ``.grad`` then takes such an
     array as it is instead of a copy (as PyTorch's AccumulateGrad steals a gradient
     nobody shares), one copy per parameter per step saved.
+
+    A subclass written PyTorch's way, ``forward(ctx, ...)`` and ``backward(ctx, ...)``
+    as staticmethods on Tensors, gets the ``apply`` of
+    :mod:`~minitorch_accel.core.custom_function` instead.
     """
 
     #: The name a backend's fast path for this op is registered under (see
@@ -94,6 +98,10 @@ class Function:
         super().__init_subclass__(**kwargs)
         if "op_name" not in cls.__dict__:
             cls.op_name = fast_path_name(cls)
+        if isinstance(cls.__dict__.get("forward"), staticmethod):  # PyTorch's style
+            from . import custom_function  # it imports this module: import on use
+
+            cls.apply = classmethod(custom_function.apply)  # type: ignore[assignment]
 
     def forward(self, *arrays: Any, **params: Any) -> Any:
         """Compute the output array from the input arrays."""

@@ -14,10 +14,12 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from ..autograd import RemovableHandle
 from ..backends import DeviceLike
 from ..core.convert import DTypeLike
 from ..core.factories import zeros_like
 from ..core.tensor import Tensor
+from .module_hooks import ModuleHooks, call_with_hooks, global_hooks
 from .module_state import IncompatibleKeys, load_into, move_in_place, split_to_args
 from .module_tree import named_members, tree_repr, walk_modules
 from .parameter import Parameter
@@ -80,7 +82,104 @@ class Module:
                 f"{type(self).__name__} got a {type(args[0]).__name__} as input; wrap it "
                 "with minitorch_accel.tensor(...) first"
             )
-        return self.forward(*args, **kwargs)
+        hooks: ModuleHooks | None = self.__dict__.get("_module_hooks")
+        if hooks is None and not global_hooks:
+            return self.forward(*args, **kwargs)
+        return call_with_hooks(self, hooks, args, kwargs)
+
+    # ------------------------------------------------------------ hooks (see module_hooks)
+    def _hooks(self) -> ModuleHooks:
+        hooks: ModuleHooks | None = self.__dict__.get("_module_hooks")
+        if hooks is None:
+            hooks = ModuleHooks()
+            object.__setattr__(self, "_module_hooks", hooks)
+        return hooks
+
+    def register_forward_pre_hook(
+        self, hook: Callable[..., Any], *, prepend: bool = False, with_kwargs: bool = False
+    ) -> RemovableHandle:
+        """Call ``hook(module, args)`` before each forward (``hook(module, args, kwargs)``
+        with ``with_kwargs=True``); what it returns, if not None, replaces the arguments
+        (a tuple ``(args, kwargs)`` with ``with_kwargs``). ``prepend`` runs it first.
+
+        Examples
+        --------
+        >>> import minitorch_accel as mta
+        >>> from minitorch_accel import nn
+        >>> relu = nn.ReLU()
+        >>> handle = relu.register_forward_pre_hook(lambda module, args: (-args[0],))
+        >>> relu(mta.tensor([-1.0, 2.0]))
+        tensor([1., 0.])
+        >>> handle.remove()
+        """
+        return self._hooks().add("forward_pre", hook, prepend, with_kwargs)
+
+    def register_forward_hook(
+        self,
+        hook: Callable[..., Any],
+        *,
+        prepend: bool = False,
+        with_kwargs: bool = False,
+        always_call: bool = False,
+    ) -> RemovableHandle:
+        """Call ``hook(module, args, output)`` after each forward (``hook(module, args,
+        kwargs, output)`` with ``with_kwargs=True``); what it returns, if not None,
+        replaces the output. ``always_call`` runs it even when forward raised (with
+        ``output`` None); ``prepend`` runs it first.
+
+        Examples
+        --------
+        >>> import minitorch_accel as mta
+        >>> from minitorch_accel import nn
+        >>> relu = nn.ReLU()
+        >>> shapes = []
+        >>> handle = relu.register_forward_hook(lambda m, args, out: shapes.append(out.shape))
+        >>> _ = relu(mta.ones(2, 3))
+        >>> shapes
+        [(2, 3)]
+        """
+        return self._hooks().add("forward", hook, prepend, with_kwargs, always_call)
+
+    def register_full_backward_pre_hook(
+        self, hook: Callable[..., Any], prepend: bool = False
+    ) -> RemovableHandle:
+        """Call ``hook(module, grad_output)`` when the gradients of the module's outputs
+        are known, before those of its inputs are computed; a returned tuple replaces
+        ``grad_output``.
+
+        Examples
+        --------
+        >>> import minitorch_accel as mta
+        >>> from minitorch_accel import nn
+        >>> relu = nn.ReLU()
+        >>> handle = relu.register_full_backward_pre_hook(lambda m, g: (g[0] * 10,))
+        >>> x = mta.tensor([1.0, 2.0], requires_grad=True)
+        >>> relu(x).sum().backward()
+        >>> x.grad
+        tensor([10., 10.])
+        """
+        return self._hooks().add("backward_pre", hook, prepend)
+
+    def register_full_backward_hook(
+        self, hook: Callable[..., Any], prepend: bool = False
+    ) -> RemovableHandle:
+        """Call ``hook(module, grad_input, grad_output)`` once the gradients of the
+        module's positional inputs are computed (None for an input that is not a tensor
+        or needs no gradient); a returned tuple replaces ``grad_input``.
+
+        Examples
+        --------
+        >>> import minitorch_accel as mta
+        >>> from minitorch_accel import nn
+        >>> relu = nn.ReLU()
+        >>> seen = []
+        >>> handle = relu.register_full_backward_hook(lambda m, gi, go: seen.append(gi[0]))
+        >>> x = mta.tensor([-1.0, 2.0], requires_grad=True)
+        >>> relu(x).sum().backward()
+        >>> seen
+        [tensor([0., 1.])]
+        """
+        return self._hooks().add("backward", hook, prepend)
 
     # ------------------------------------------------------------ registration
     def _registry(self, name: str) -> dict[str, Any]:
@@ -201,12 +300,15 @@ class Module:
         return sorted(set(super().__dir__()) | set(members))
 
     # ------------------------------------------------------------ traversal
-    def named_modules(self, prefix: str = "") -> Iterator[tuple[str, Module]]:
+    def named_modules(
+        self, memo: set[Module] | None = None, prefix: str = "", remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Module]]:
         """This module and every submodule below it, depth first, with dotted names.
 
-        A module reachable along two paths is listed once.
+        A module reachable along two paths is listed once, unless ``remove_duplicate`` is
+        False; modules in ``memo`` (a set, which collects those listed) are skipped.
         """
-        return walk_modules(self, prefix)
+        return walk_modules(self, prefix, memo, remove_duplicate)
 
     def modules(self) -> Iterator[Module]:
         """This module and every submodule below it."""
@@ -227,26 +329,30 @@ class Module:
             yield module
 
     def _named_members(
-        self, registry: str, prefix: str, recurse: bool
+        self, registry: str, prefix: str, recurse: bool, remove_duplicate: bool = True
     ) -> Iterator[tuple[str, Any]]:
-        return named_members(self, registry, prefix, recurse)
+        return named_members(self, registry, prefix, recurse, remove_duplicate)
 
     def named_parameters(
-        self, prefix: str = "", recurse: bool = True
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
     ) -> Iterator[tuple[str, Parameter]]:
         """Every parameter with its dotted name (``"features.0.weight"``); a parameter
-        shared by two modules is listed once.
+        shared by two modules is listed once, unless ``remove_duplicate`` is False.
         """
-        yield from self._named_members("_parameters", prefix, recurse)
+        yield from self._named_members("_parameters", prefix, recurse, remove_duplicate)
 
     def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
         """Every parameter, e.g. to give to an optimizer."""
         for _, param in self.named_parameters(recurse=recurse):
             yield param
 
-    def named_buffers(self, prefix: str = "", recurse: bool = True) -> Iterator[tuple[str, Tensor]]:
-        """Every buffer with its dotted name (persistent or not)."""
-        yield from self._named_members("_buffers", prefix, recurse)
+    def named_buffers(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Tensor]]:
+        """Every buffer with its dotted name (persistent or not); one shared by two
+        modules is listed once, unless ``remove_duplicate`` is False.
+        """
+        yield from self._named_members("_buffers", prefix, recurse, remove_duplicate)
 
     def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
         """Every buffer."""
@@ -262,6 +368,43 @@ class Module:
                 raise AttributeError(f"{type(module).__name__} has no submodule '{part}'")
             module = child
         return module
+
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at dotted path ``target`` (``"features.0.weight"``).
+
+        Examples
+        --------
+        >>> from minitorch_accel import nn
+        >>> nn.Sequential(nn.Linear(2, 3)).get_parameter("0.bias").shape
+        (3,)
+        """
+        module_path, _, name = target.rpartition(".")
+        module = self.get_submodule(module_path)
+        if not hasattr(module, name):
+            raise AttributeError(f"{type(module).__name__} has no attribute `{name}`")
+        param = getattr(module, name)
+        if not isinstance(param, Parameter):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return param
+
+    def get_buffer(self, target: str) -> Tensor:
+        """The buffer at dotted path ``target`` (``"bn.running_mean"``).
+
+        Examples
+        --------
+        >>> from minitorch_accel import nn
+        >>> nn.Sequential(nn.BatchNorm1d(3)).get_buffer("0.running_var")
+        tensor([1., 1., 1.])
+        """
+        module_path, _, name = target.rpartition(".")
+        module = self.get_submodule(module_path)
+        if not hasattr(module, name):
+            raise AttributeError(f"{type(module).__name__} has no attribute `{name}`")
+        if name not in module._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        buffer = module._buffers[name]
+        assert buffer is not None
+        return buffer
 
     # ------------------------------------------------------------ state
     def state_dict(self, prefix: str = "", keep_vars: bool = False) -> OrderedDict[str, Tensor]:

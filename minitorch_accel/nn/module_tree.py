@@ -14,18 +14,25 @@ if TYPE_CHECKING:
     from .module import Module
 
 
-def walk_modules(root: Module, prefix: str = "") -> Iterator[tuple[str, Module]]:
+def walk_modules(
+    root: Module,
+    prefix: str = "",
+    memo: set[Module] | None = None,
+    remove_duplicate: bool = True,
+) -> Iterator[tuple[str, Module]]:
     """``root`` and every submodule below it, depth first, with dotted names.
 
-    A module reachable along two paths is listed once.
+    A module reachable along two paths is listed once (unless ``remove_duplicate`` is
+    False); ``memo``, a set of modules, lists those to skip and collects those listed.
     """
-    seen: set[int] = set()
+    seen: set[Module] = set() if memo is None else memo
     stack: list[tuple[str, Module]] = [(prefix, root)]
     while stack:
         name, module = stack.pop()
-        if id(module) in seen:
-            continue
-        seen.add(id(module))
+        if remove_duplicate:
+            if module in seen:
+                continue
+            seen.add(module)
         yield name, module
         children = [
             (f"{name}.{child_name}" if name else child_name, child)
@@ -36,17 +43,22 @@ def walk_modules(root: Module, prefix: str = "") -> Iterator[tuple[str, Module]]
 
 
 def named_members(
-    root: Module, registry: str, prefix: str, recurse: bool
+    root: Module, registry: str, prefix: str, recurse: bool, remove_duplicate: bool = True
 ) -> Iterator[tuple[str, Any]]:
     """The members of ``registry`` (``"_parameters"`` or ``"_buffers"``) of ``root`` and,
     with ``recurse``, of every module in ``root.named_modules(prefix)``, with dotted
-    names; each member once, None placeholders skipped.
+    names; each member once (unless ``remove_duplicate`` is False), None placeholders
+    skipped.
     """
-    owners = root.named_modules(prefix) if recurse else iter([(prefix, root)])
+    owners = (
+        walk_modules(root, prefix, remove_duplicate=remove_duplicate)
+        if recurse
+        else iter([(prefix, root)])
+    )
     seen: set[int] = set()
     for owner_name, owner in owners:
         for name, member in owner.__dict__[registry].items():
-            if member is None or id(member) in seen:
+            if member is None or (remove_duplicate and id(member) in seen):
                 continue
             seen.add(id(member))
             yield (f"{owner_name}.{name}" if owner_name else name), member

@@ -2,7 +2,10 @@
 
 The machinery lives in :mod:`minitorch_accel.core`: the graph's node in
 :mod:`~minitorch_accel.core.function`, the backward walk in
-:mod:`~minitorch_accel.core.backward`, grad mode in :mod:`~minitorch_accel.core.grad_mode`.
+:mod:`~minitorch_accel.core.backward`, grad mode in :mod:`~minitorch_accel.core.grad_mode`,
+PyTorch-style custom Functions (``forward(ctx, ...)``) in
+:mod:`~minitorch_accel.core.custom_function`. :mod:`.functional` has ``jacobian``,
+``hessian``, ``vjp``, ``jvp``, ``hvp`` and ``vhp``.
 
 Examples
 --------
@@ -14,9 +17,10 @@ Examples
 
 from __future__ import annotations
 
-from .core.backward import grad
-from .core.function import Function
-from .core.grad_mode import (
+from ..core.backward import grad
+from ..core.custom_function import FunctionCtx, once_differentiable
+from ..core.function import Function
+from ..core.grad_mode import (
     detect_anomaly,
     enable_grad,
     is_anomaly_enabled,
@@ -25,17 +29,22 @@ from .core.grad_mode import (
     set_detect_anomaly,
     set_grad_enabled,
 )
-from .core.versions import RemovableHandle
+from ..core.versions import RemovableHandle
+from . import function, functional
 
 __all__ = [
     "Function",
+    "FunctionCtx",
     "RemovableHandle",
     "detect_anomaly",
     "enable_grad",
+    "function",
+    "functional",
     "grad",
     "is_anomaly_enabled",
     "is_grad_enabled",
     "no_grad",
+    "once_differentiable",
     "set_detect_anomaly",
     "set_grad_enabled",
 ]
