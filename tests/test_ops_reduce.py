@@ -54,7 +54,7 @@ def test_mean(dim: Any, keepdim: bool, device: str) -> None:
 @pytest.mark.parametrize("dim", [None, 1, (0, 2)], ids=str)
 def test_var(dim: Any, keepdim: bool, correction: int, device: str) -> None:
     check_op(
-        lambda x: mta.var(x, dim, keepdim, correction),
+        lambda x: mta.var(x, dim, keepdim=keepdim, correction=correction),
         lambda x: np.var(x, axis=np_axis(dim), keepdims=keepdim, ddof=correction),
         [SHAPE],
         device,

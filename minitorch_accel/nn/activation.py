@@ -106,15 +106,18 @@ class SiLU(Module):
 
 
 class Softmax(Module):
-    """``exp(x) / sum(exp(x))`` along ``dim``."""
+    """``exp(x) / sum(exp(x))`` along ``dim``. Without ``dim`` (None, the default, as
+    PyTorch's) the legacy choice applies, with PyTorch's warning: dim 0 for 0-, 1- and
+    3-D input, dim 1 otherwise.
+    """
 
-    def __init__(self, dim: int = -1) -> None:
+    def __init__(self, dim: int | None = None) -> None:
         super().__init__()
         self.dim = dim
 
     def forward(self, input: Tensor) -> Tensor:
         """Apply :func:`~minitorch_accel.softmax`."""
-        return F.softmax(input, self.dim)
+        return F.softmax(input, self.dim, _stacklevel=5)
 
     def extra_repr(self) -> str:
         """The settings shown inside this layer's ``repr``."""
@@ -126,7 +129,7 @@ class LogSoftmax(Softmax):
 
     def forward(self, input: Tensor) -> Tensor:
         """Apply :func:`~minitorch_accel.log_softmax`."""
-        return F.log_softmax(input, self.dim)
+        return F.log_softmax(input, self.dim, _stacklevel=5)
 
 
 def _inplace_repr(inplace: bool, leading: str = "") -> str:

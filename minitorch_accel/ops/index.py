@@ -92,6 +92,20 @@ def _check_index(op: str, a: Tensor, dim: int, index: Tensor) -> int:
     return d
 
 
+def check_bounds(op: str, index: Tensor, size: int, dim: int) -> None:
+    """Raise PyTorch's error if an entry of ``index`` is outside ``[0, size)``: gather
+    and scatter do not wrap negative indices around as Python does.
+    """
+    array = index.array
+    with index.device.guard():
+        bad = (array < 0) | (array >= size)
+        first = int(array[bad].reshape(-1)[0]) if bool(bad.any()) else None
+    if first is not None:
+        raise RuntimeError(
+            f"{op}: index {first} is out of bounds for dimension {dim} with size {size}"
+        )
+
+
 def _describe(value: Any) -> str:
     return f"a tensor of {value.dtype}" if isinstance(value, Tensor) else type(value).__name__
 
@@ -107,14 +121,20 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     [[2, 2], [3, 4]]
     """
     d = _check_index("gather", input, dim, index)
+    check_bounds("gather", index, input.shape[d] if input.ndim else 1, d)
     return Gather.apply(input, index, dim=d)
 
 
-def scatter(input: Tensor, dim: int, index: Tensor, src: Tensor | float) -> Tensor:
+def scatter(
+    input: Tensor, dim: int, index: Tensor, src: Tensor | float, reduce: str | None = None
+) -> Tensor:
     """A copy of ``input`` with ``src`` written at ``index`` along ``dim``
     (``out[i][index[i][j]] = src[i][j]`` for ``dim=1``); ``src`` may be a number.
 
     Where ``index`` repeats a position, which write wins is not specified (as in PyTorch).
+    ``reduce="add"`` or ``"multiply"`` combines instead of writing (PyTorch's deprecated
+    form of :func:`~minitorch_accel.scatter_reduce` with ``"sum"``/``"prod"``; here it is
+    differentiable, where PyTorch's backward raises).
 
     Examples
     --------
@@ -123,6 +143,18 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Tensor | float) -> Tens
     [[0.0, 0.0, 5.0], [5.0, 0.0, 0.0]]
     """
     d = _check_index("scatter", input, dim, index)
+    check_bounds("scatter", index, input.shape[d] if input.ndim else 1, d)
+    if reduce is not None:
+        from .index_more import scatter_reduce
+
+        modes = {"add": "sum", "multiply": "prod"}
+        if reduce not in modes:
+            raise ValueError(f"scatter: reduce must be 'add' or 'multiply', got {reduce!r}")
+        if not isinstance(src, Tensor):
+            with input.device.guard():
+                filled = input.xp.full(index.shape, src, dtype=input.dtype)
+            src = Tensor._make(filled, input.device, False, None)
+        return scatter_reduce(input, d, index, src, modes[reduce])
     if isinstance(src, Tensor):
         if src.ndim != index.ndim or any(
             s < n for s, n in zip(src.shape, index.shape, strict=True)
@@ -150,6 +182,16 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     if not isinstance(index, Tensor) or index.ndim > 1 or index.dtype.kind not in "iu":
         raise TypeError(f"index_select: index must be a 1-d integer tensor, got {index!r}")
     d = normalize_dim(dim, input.ndim, "index_select")
+    size = input.shape[d] if input.ndim else 1
+    with index.device.guard():
+        bad = bool(((index.array < 0) | (index.array >= size)).any())
+    if bad:
+        raise IndexError(
+            f"index_select: index out of range in self (dim {dim} has size {size}, the "
+            f"index holds values outside 0..{size - 1})"
+        )
+    if input.ndim == 0:
+        return input.reshape(1)[index.reshape(-1)].reshape(index.shape)
     return input[(slice(None),) * d + (index.reshape(-1),)]
 
 

@@ -52,7 +52,8 @@ class Linear(Function):
             ahead = x.array if need_w else None
             grad_x = LinearGradInput.apply(grad_output, weight, x=ahead, pair=pair)
         grad_w = LinearGradWeight.apply(grad_output, x, pair=pair) if need_w else None
-        grad_b = grad_output.sum(tuple(range(grad_output.ndim - 1))) if need_b else None
+        batch_dims = tuple(range(grad_output.ndim - 1))  # () for a 1-D input: nothing to sum
+        grad_b = (grad_output.sum(batch_dims) if batch_dims else grad_output) if need_b else None
         return grad_x, grad_w, grad_b
 
 

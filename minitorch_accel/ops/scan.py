@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..core.function import Function
+from ..core.grad_mode import is_grad_enabled
 from ..core.tensor import Tensor
 from . import elementwise
 from .shape import normalize_dim
@@ -38,7 +39,11 @@ class ReverseCumSum(Function):
 
 
 class CumProd(Function):
-    """The running product along ``dim``; the gradient is exact where ``a`` holds zeros."""
+    """The running product along ``dim``. The gradient is PyTorch's
+    (``cumprod_backward``): ``reverse_cumsum(grad * out) / a`` when ``a`` has no zero;
+    otherwise exact products that skip the zero (:func:`_cumprod_grad_first_order`, or
+    the differentiable :func:`_cumprod_grad_with_zeros` when recording a graph).
+    """
 
     saves_output = True
 
@@ -48,10 +53,38 @@ class CumProd(Function):
 
     def backward(self, grad: Tensor) -> Tensor:
         a = self.inputs[0]
+        if a.numel() <= 1 or a.shape[self.dim] == 1:
+            return grad  # d out / d a is 1 (PyTorch's shortcut, also for a = inf)
         if not bool(self.xp.any(a.array == 0)):
             # d out[j] / d a[i] = out[j] / a[i] for j >= i
             return ReverseCumSum.apply(grad * self.output(), dim=self.dim) / a
-        return _cumprod_grad_with_zeros(a, grad, self.dim)
+        if is_grad_enabled():  # a second derivative asked for: the O(n^2) products
+            return _cumprod_grad_with_zeros(a, grad, self.dim)
+        with a.device.guard(), np.errstate(invalid="ignore"):  # inf * 0: NaN, as PyTorch
+            xp, d = a.xp, self.dim
+            last = (xp.moveaxis(t.array, d, -1) for t in (a, grad, self.output()))
+            out = xp.moveaxis(_cumprod_grad_first_order(xp, *last), -1, d)
+        return Tensor._make(xp.ascontiguousarray(out), a.device, False, None)
+
+
+def _cumprod_grad_first_order(xp: Any, x: Any, grad: Any, out: Any) -> Any:
+    """PyTorch's O(n) gradient of a cumprod (along the last axis) whose input holds a
+    zero: before the first zero ``z1`` the usual ``reverse_cumsum(grad * out) / x``; at
+    ``z1`` the product before it times ``sum_{k in [z1, z2)} grad[k] * prod(x[z1+1..k])``
+    (``z2`` the second zero); 0 after it.
+    """
+    is_zero = x == 0
+    zeros_so_far = xp.cumsum(is_zero, axis=-1)
+    before = zeros_so_far == 0
+    weighted = xp.where(before, out * grad, 0)
+    suffix = xp.flip(xp.cumsum(xp.flip(weighted, -1), axis=-1), -1)
+    result = xp.where(before, suffix / xp.where(before, x, 1), 0).astype(x.dtype)
+    first_zero = is_zero & (zeros_so_far == 1)
+    between = (zeros_so_far == 1) & ~is_zero  # strictly between the first two zeros
+    runs = xp.cumprod(xp.where(between, x, 1), axis=-1) * xp.where(zeros_so_far == 1, grad, 0)
+    ones = xp.ones(x.shape[:-1] + (1,), dtype=x.dtype)
+    product_before = xp.concatenate([ones, out[..., :-1]], axis=-1)
+    return xp.where(first_zero, product_before * runs.sum(axis=-1, keepdims=True), result)
 
 
 def _cumprod_grad_with_zeros(a: Tensor, grad: Tensor, dim: int) -> Tensor:
@@ -72,13 +105,22 @@ def _cumprod_grad_with_zeros(a: Tensor, grad: Tensor, dim: int) -> Tensor:
 def _scan_input(a: Tensor, dtype: Any) -> Tensor:
     if dtype is not None:
         return a.to(dtype=dtype)
-    if a.dtype.kind in "bi" and a.dtype != np.int64:
+    if a.dtype.kind in "biu" and a.dtype != np.int64:
         return a.to(dtype=np.int64)  # as PyTorch: integer sums do not overflow int8
     return a
 
 
+def _scan(function: type[Function], a: Tensor, dim: int, name: str) -> Tensor:
+    """``function`` along ``dim``; a 0-d tensor keeps its shape ``()``, as PyTorch's."""
+    d = normalize_dim(dim, a.ndim, name)
+    if a.ndim == 0:
+        return function.apply(a.reshape(1), dim=0).reshape(())
+    return function.apply(a, dim=d)
+
+
 def cumsum(a: Tensor, dim: int, dtype: Any = None) -> Tensor:
-    """Running sum along ``dim``: ``out[i] = a[0] + ... + a[i]``.
+    """Running sum along ``dim``: ``out[i] = a[0] + ... + a[i]``. Integer and bool
+    tensors give int64 (``dtype`` converts the input first), as PyTorch's.
 
     Examples
     --------
@@ -86,13 +128,12 @@ def cumsum(a: Tensor, dim: int, dtype: Any = None) -> Tensor:
     >>> mta.cumsum(mta.tensor([1, 2, 3]), 0).tolist()
     [1, 3, 6]
     """
-    a = _scan_input(a, dtype)
-    return CumSum.apply(a, dim=normalize_dim(dim, a.ndim, "cumsum"))
+    return _scan(CumSum, _scan_input(a, dtype), dim, "cumsum")
 
 
 def cumprod(a: Tensor, dim: int, dtype: Any = None) -> Tensor:
-    """Running product along ``dim``: ``out[i] = a[0] * ... * a[i]``; its gradient is
-    exact also where ``a`` holds zeros.
+    """Running product along ``dim``: ``out[i] = a[0] * ... * a[i]`` (int64 for integer
+    and bool tensors); its gradient is PyTorch's, exact also where ``a`` holds zeros.
 
     Examples
     --------
@@ -100,8 +141,7 @@ def cumprod(a: Tensor, dim: int, dtype: Any = None) -> Tensor:
     >>> mta.cumprod(mta.tensor([1.0, 2.0, 3.0]), 0).tolist()
     [1.0, 2.0, 6.0]
     """
-    a = _scan_input(a, dtype)
-    return CumProd.apply(a, dim=normalize_dim(dim, a.ndim, "cumprod"))
+    return _scan(CumProd, _scan_input(a, dtype), dim, "cumprod")
 
 
 class VectorNorm(Function):

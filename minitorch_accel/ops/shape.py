@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -46,8 +47,8 @@ class Reshape(Function):
         return grad.reshape(self.in_shape)
 
 
-def reshape(a: Tensor, *shape: Any) -> Tensor:
-    """The same elements in a new shape (one dim may be -1). A view when possible."""
+def _target_shape(a: Tensor, shape: tuple[Any, ...]) -> tuple[int, ...]:
+    """``shape`` (varargs or one sequence, one dim may be -1) checked against ``a``'s size."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
     target = tuple(int(s) for s in shape)
@@ -60,9 +61,113 @@ def reshape(a: Tensor, *shape: Any) -> Tensor:
         raise ValueError(
             f"cannot reshape a tensor of shape {a.shape} ({a.numel()} elements) into {target}"
         )
+    if -1 in target:
+        target = tuple(a.numel() // known if s == -1 else s for s in target)
+    return target
+
+
+def reshape(a: Tensor, *shape: Any) -> Tensor:
+    """The same elements in a new shape (one dim may be -1). A view when possible."""
+    target = _target_shape(a, shape)
     if target == a.shape:
         return a
     return Reshape.apply(a, shape=target)
+
+
+def _viewable(shape: tuple[int, ...], strides: tuple[int, ...], new: tuple[int, ...]) -> bool:
+    """Whether memory laid out with ``strides`` can be read as ``new`` without a copy
+    (PyTorch's ``computeStride``): each run of dims that are contiguous with one another
+    must split into whole dims of ``new``.
+    """
+    if not shape or 0 in shape:
+        return True
+    view_d, base = len(new) - 1, strides[-1]
+    chunk_numel = view_numel = 1
+    for d in range(len(shape) - 1, -1, -1):
+        chunk_numel *= shape[d]
+        if d == 0 or (shape[d - 1] != 1 and strides[d - 1] != chunk_numel * base):
+            while view_d >= 0 and (view_numel < chunk_numel or new[view_d] == 1):
+                view_numel *= new[view_d]
+                view_d -= 1
+            if view_numel != chunk_numel:
+                return False
+            if d > 0:
+                base, chunk_numel, view_numel = strides[d - 1], 1, 1
+    return view_d == -1
+
+
+def view(a: Tensor, *shape: Any) -> Tensor:
+    """The same memory read with a new shape (one dim may be -1): always a view, writes
+    through it change ``a`` (PyTorch's ``Tensor.view(*shape)``).
+
+    As in PyTorch, a tensor whose memory cannot be read in the new shape without a copy
+    (e.g. ``x.t().view(-1)``) raises; use :func:`reshape` (or ``.contiguous()`` first).
+    Some ops here return memory laid out otherwise than PyTorch would (a convolution's
+    output, for one): such a tensor that shares its memory with no view is first laid out
+    row-major in place, so ``conv(x).view(n, -1)`` works as in PyTorch; one that has views
+    raises as above.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> x = mta.zeros(2, 3)
+    >>> v = x.view(6)
+    >>> v[0] = 5.0
+    >>> x[0, 0].item()
+    5.0
+    """
+    target = _target_shape(a, shape)
+    if target == a.shape:
+        return a
+    layout = tuple(a.shape), tuple(int(s) for s in a.array.strides)
+    if not _viewable(*layout, target):
+        if a._version_counter.has_views:
+            raise RuntimeError(
+                "view size is not compatible with input tensor's size and stride (at least "
+                "one dimension spans across two contiguous subspaces). Use .reshape(...) "
+                "instead."
+            )
+        with a.device.guard():  # this tensor alone sees its memory: lay it out row-major
+            a.array = a.xp.ascontiguousarray(a.array)
+    return Reshape.apply(a, shape=target)
+
+
+class Contiguous(Function):
+    """A row-major (C-contiguous) copy of ``a``; the gradient passes unchanged."""
+
+    saves_inputs = False  # backward needs no input's values
+
+    def forward(self, a: Any) -> Any:
+        return self.xp.ascontiguousarray(a)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return grad
+
+
+def is_contiguous(a: Tensor) -> bool:
+    """Whether ``a``'s elements lie in memory in row-major order with no gaps.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> x = mta.zeros(2, 3)
+    >>> x.is_contiguous(), x.t().is_contiguous()
+    (True, False)
+    """
+    return bool(a.array.flags.c_contiguous)
+
+
+def contiguous(a: Tensor) -> Tensor:
+    """``a`` itself if it is contiguous, else a row-major copy (differentiable).
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> y = mta.zeros(2, 3).t().contiguous()
+    >>> y.is_contiguous(), y.view(6).shape
+    (True, (6,))
+    """
+    return a if is_contiguous(a) else Contiguous.apply(a)
 
 
 class Permute(Function):
@@ -146,14 +251,23 @@ def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return a.reshape(shape)
 
 
-def squeeze(a: Tensor, dim: int | None = None) -> Tensor:
-    """Remove dims of size 1 (only ``dim`` if given, and only if it has size 1)."""
+def squeeze(a: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
+    """Remove dims of size 1 (only those in ``dim``, an int or a tuple, if given; a
+    listed dim whose size is not 1 is kept, as in PyTorch).
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.zeros(1, 3, 1).squeeze((0, 2)).shape, mta.zeros(1, 3, 1).squeeze(1).shape
+    ((3,), (1, 3, 1))
+    """
     if dim is None:
         return a.reshape(tuple(s for s in a.shape if s != 1))
-    d = normalize_dim(dim, a.ndim, "squeeze")
-    if a.ndim == 0 or a.shape[d] != 1:
+    dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
+    drop = {normalize_dim(d, a.ndim, "squeeze") for d in dims}
+    if a.ndim == 0:
         return a
-    return a.reshape(a.shape[:d] + a.shape[d + 1 :])
+    return a.reshape(tuple(s for i, s in enumerate(a.shape) if not (i in drop and s == 1)))
 
 
 def unsqueeze(a: Tensor, dim: int) -> Tensor:
@@ -186,9 +300,25 @@ class Cat(Function):
 
 
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
-    """Join tensors along an existing dim."""
+    """Join tensors along an existing dim.
+
+    As in PyTorch, 1-d empty tensors (shape ``(0,)``) are skipped whatever the other
+    shapes (they still count for the result's dtype).
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.cat([mta.tensor([]), mta.ones(1, 2)]).shape
+    (1, 2)
+    """
     if len(tensors) == 0:
         raise ValueError("cat: expected a non-empty sequence of tensors")
+    dtypes = [t.dtype for t in tensors]
+    kept = [t for t in tensors if t.shape != (0,)]
+    if not kept:
+        return tensors[0].to(dtype=result_dtype(*dtypes))
+    if len(kept) < len(tensors):
+        return cat([t.to(dtype=result_dtype(*dtypes)) for t in kept], dim)
     ref = tensors[0]
     if ref.ndim == 0:
         raise ValueError("cat: 0-d tensors cannot be joined; use stack")
@@ -241,9 +371,9 @@ def pad(a: Tensor, pad: Sequence[int], value: float = 0.0) -> Tensor:
 
 
 def raw_index(index: Any) -> Any:
-    """An index with any Tensors in it replaced by their arrays."""
-    if isinstance(index, Tensor):
-        return index.array
+    """An index with any Tensors in it replaced by their arrays (a uint8 tensor becomes a
+    bool mask, as in PyTorch, with its deprecation warning; an empty list selects nothing).
+    """
     if isinstance(index, tuple):
         return tuple(_raw_part(i) for i in index)
     return _raw_part(index)
@@ -251,9 +381,17 @@ def raw_index(index: Any) -> Any:
 
 def _raw_part(part: Any) -> Any:
     if isinstance(part, Tensor):
+        if part.dtype == np.uint8:
+            warnings.warn(
+                "indexing with dtype uint8 is now deprecated, please use a dtype bool instead.",
+                UserWarning,
+                stacklevel=2,
+            )
+            return part.array.astype(bool)
         return part.array
     if isinstance(part, list):  # a list is an int array (or a bool mask), also in a tuple
-        return np.asarray(part)
+        array = np.asarray(part)
+        return array.astype(np.int64) if array.size == 0 else array
     return part
 
 
@@ -271,7 +409,12 @@ class GetItem(Function):
         self.index, self.in_shape = index, a.shape
         parts = index if isinstance(index, tuple) else (index,)
         self.returns_view = not any(getattr(p, "ndim", 0) for p in parts)  # no index arrays
-        return a[index]
+        out = a[index]
+        if self.returns_view and not isinstance(out, self.xp.ndarray):
+            # NumPy gives a scalar (a copy) for a single element; ``a[..., Ellipsis]``
+            # is the 0-d view PyTorch returns, so that ``a[0].fill_(9)`` changes ``a``
+            out = a[tuple(parts) + (Ellipsis,)]
+        return out
 
     def backward(self, grad: Tensor) -> Tensor:
         return IndexAdd.apply(grad, index=self.index, shape=self.in_shape)

@@ -15,8 +15,9 @@ from typing import Any
 import numpy as np
 
 from ..core import return_types
-from ..core.function import on_input_device
+from ..core.function import Function, on_input_device
 from ..core.tensor import Tensor
+from . import elementwise
 from .index import Gather
 from .shape import normalize_dim
 
@@ -149,32 +150,102 @@ def kthvalue(a: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> return_
     >>> mta.tensor([4.0, 1.0, 3.0]).kthvalue(2)
     kthvalue(values=tensor(3.), indices=tensor(2))
     """
+    _no_bool("kthvalue", a)
     return return_types.kthvalue(*_kth("kthvalue", a, k, dim, keepdim))
+
+
+def _no_bool(op: str, a: Tensor) -> None:
+    if a.dtype == np.bool_:
+        raise TypeError(f"{op} is not defined for bool tensors (as in PyTorch); use .int()")
+
+
+class EvenlyShared(Function):
+    """The value of ``a`` at ``flat_index`` (an index found without gradient) as a 0-d
+    tensor; its gradient is shared evenly by every element equal to it (every NaN when it
+    is NaN): PyTorch's ``evenly_distribute_backward``, the gradient of ``median()`` and
+    ``nanmedian()`` without a dim.
+    """
+
+    saves_inputs = False  # backward needs only the mask
+
+    def forward(self, a: Any, *, flat_index: int) -> Any:
+        value = a.reshape(-1)[flat_index]
+        hits = (a == value) | ((a != a) & (value != value))
+        self.hits, self.count = hits, hits.sum()
+        return self.xp.asarray(value).reshape(()).copy()
+
+    def backward(self, grad: Tensor) -> Tensor:
+        count = Tensor._make(self.count.astype(grad.dtype), self.device, False, None)
+        return elementwise.masked_grad(grad / count, self.hits)
+
+
+@on_input_device
+def median_along(
+    a: Tensor, dim: int, keepdim: bool, ignore_nan: bool, op: str
+) -> tuple[Tensor, Tensor]:
+    """The lower median along ``dim`` and its index. A slice with a NaN has median NaN
+    at its first NaN (``median``), or the NaNs are left out (``nanmedian``; all NaN: NaN).
+    """
+    _no_bool(op, a)
+    d = _dim_of(op, a, dim)
+    a1 = a.reshape(1) if a.ndim == 0 else a
+    xp, x = a1.xp, a1.array
+    order = _stable_argsort(xp, x, d, descending=False)  # NaN last, in their order
+    is_nan = x != x
+    nans = is_nan.sum(axis=d, keepdims=True)
+    valid = x.shape[d] - (nans if ignore_nan else 0 * nans)
+    index = xp.take_along_axis(order, xp.maximum((valid - 1) // 2, 0), axis=d)
+    if not ignore_nan:
+        index = xp.where(nans > 0, xp.argmax(is_nan, axis=d, keepdims=True), index)
+    values, indices = _pick(a1, index, d, keepdim)
+    if a.ndim == 0:
+        values, indices = values.reshape(()), indices.reshape(())
+    return values, indices
+
+
+def median_all(op: str, a: Tensor, ignore_nan: bool) -> Tensor:
+    """The lower median of every element, with PyTorch's gradient (:class:`EvenlyShared`);
+    nan for an empty tensor.
+    """
+    _no_bool(op, a)
+    if a.numel() == 0:
+        with a.device.guard():
+            return Tensor._make(a.xp.full((), np.nan, dtype=a.dtype), a.device, False, None)
+    index = median_along(a.detach().reshape(-1), 0, False, ignore_nan, op)[1]
+    return EvenlyShared.apply(a, flat_index=int(index.item()))
 
 
 def median(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
     """The median: of all elements (a tensor) or along ``dim`` (values and indices).
 
     For an even count it is the lower of the two middle values, as in PyTorch (not
-    their mean, as NumPy's).
+    their mean, as NumPy's). NaN propagates as in PyTorch: a slice holding a NaN has
+    median NaN, at the index of its first NaN (see :func:`nanmedian` to skip them). The
+    gradient of ``median()`` is shared evenly by the elements equal to it (by all the
+    NaNs), that of ``median(dim)`` goes to ``indices``. Among equal values the index may
+    differ from PyTorch's, which does not specify it.
 
     Examples
     --------
     >>> import minitorch_accel as mta
     >>> mta.tensor([4.0, 1.0, 3.0, 2.0]).median()
     tensor(2.)
+    >>> mta.tensor([[1.0, float("nan"), 3.0], [1.0, 2.0, 3.0]]).median(1)
+    median(values=tensor([nan,  2.]), indices=tensor([1, 1]))
     """
     if dim is None:
-        flat = a.reshape(-1)
-        return _kth("median", flat, (flat.numel() + 1) // 2, 0, False)[0]
-    n = a.shape[normalize_dim(dim, a.ndim, "median")] if a.ndim else 1
-    return return_types.median(*_kth("median", a, (n + 1) // 2, dim, keepdim))
+        return median_all("median", a, ignore_nan=False)
+    return return_types.median(*median_along(a, dim, keepdim, False, "median"))
 
 
 @on_input_device
 def mode(a: Tensor, dim: int = -1, keepdim: bool = False) -> return_types.mode:
     """The most frequent value along ``dim`` (the smallest among equally frequent ones)
     and the index of its last occurrence, as PyTorch on the CPU.
+
+    A slice holding a NaN has mode NaN at its first NaN. PyTorch's CPU result there
+    depends on where its unstable sort leaves the NaNs (it agrees for ``[nan, nan, 1]``,
+    not for ``[2, nan, nan, 1]``, where it returns 1).
 
     It compares every pair of elements along ``dim``: memory grows with its size squared.
 
@@ -198,6 +269,9 @@ def mode(a: Tensor, dim: int = -1, keepdim: bool = False) -> return_types.mode:
     value = xp.take_along_axis(x, best, axis=-1)
     positions = xp.arange(n)
     last = xp.where(x == value, positions, -1).max(axis=-1, keepdims=True)
+    is_nan = x != x  # a slice with a NaN: NaN at its first one (a rule of our own)
+    first_nan = xp.argmax(is_nan, axis=-1, keepdims=True)
+    last = xp.where(is_nan.any(axis=-1, keepdims=True), first_nan, last)
     index = xp.moveaxis(last, -1, d)
     values, indices = _pick(a1, index, d, keepdim)
     if a.ndim == 0:

@@ -1,4 +1,5 @@
-"""Shape ops built from the basic ones: ``split``, ``chunk``, ``repeat``, ``unflatten``.
+"""Shape ops built from the basic ones: ``split``, ``chunk``, ``repeat``, ``unflatten``,
+``tensor_split``, ``unbind``, ``vsplit``/``hsplit``/``dsplit``.
 
 Each is a few calls to slicing, ``reshape`` and ``expand``, so its gradient comes
 from theirs.
@@ -99,3 +100,102 @@ def unflatten(tensor: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     d = normalize_dim(dim, tensor.ndim, "unflatten")
     shape = tensor.shape
     return tensor.reshape(*shape[:d], *sizes, *shape[d + 1 :])
+
+
+def tensor_split(
+    input: Tensor, indices_or_sections: int | Sequence[int] | Tensor, dim: int = 0
+) -> tuple[Tensor, ...]:
+    """Views of ``input`` along ``dim``: ``n`` pieces as equal as possible (the first
+    ``size % n`` one longer), or cut before each of the listed indices.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> [p.tolist() for p in mta.tensor_split(mta.arange(5), 3)]
+    [[0, 1], [2, 3], [4]]
+    >>> [p.tolist() for p in mta.tensor_split(mta.arange(5), [1, 4])]
+    [[0], [1, 2, 3], [4]]
+    """
+    d = normalize_dim(dim, input.ndim, "tensor_split")
+    n = input.shape[d]
+    cuts: Any = indices_or_sections
+    if isinstance(cuts, Tensor):
+        cuts = cuts.tolist()
+    if isinstance(cuts, int):
+        if cuts <= 0:
+            raise RuntimeError(
+                f"tensor_split: number of sections must be larger than 0, got {cuts}"
+            )
+        small, extra = divmod(n, cuts)
+        bounds = [i * small + min(i, extra) for i in range(cuts + 1)]
+    else:
+        bounds = [0, *[int(c) for c in cuts], n]
+    pieces = []
+    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+        lo, hi = min(max(lo + n if lo < 0 else lo, 0), n), min(max(hi + n if hi < 0 else hi, 0), n)
+        pieces.append(input[(slice(None),) * d + (slice(lo, max(lo, hi)),)])
+    return tuple(pieces)
+
+
+def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+    """The slices of ``input`` along ``dim``, that dim removed (views).
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> [r.tolist() for r in mta.unbind(mta.tensor([[1, 2], [3, 4]]), 1)]
+    [[1, 3], [2, 4]]
+    """
+    d = normalize_dim(dim, input.ndim, "unbind")
+    return tuple(input[(slice(None),) * d + (i,)] for i in range(input.shape[d]))
+
+
+def _split_along(op: str, input: Tensor, sections: Any, dim: int, least: int) -> tuple[Tensor, ...]:
+    if input.ndim < least:
+        raise RuntimeError(
+            f"torch.{op} requires a tensor with at least {least} dimension, but got a tensor "
+            f"with {input.ndim} dimensions!"
+        )
+    if isinstance(sections, int) and input.shape[dim] % sections:
+        raise RuntimeError(
+            f"torch.{op} attempted to split along dimension {dim}, but the size of the "
+            f"dimension {input.shape[dim]} is not divisible by the split_size {sections}!"
+        )
+    return tensor_split(input, sections, dim)
+
+
+def vsplit(input: Tensor, indices_or_sections: int | Sequence[int]) -> tuple[Tensor, ...]:
+    """:func:`tensor_split` along dim 0; an int must divide the size.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> [p.shape for p in mta.vsplit(mta.zeros(4, 2), 2)]
+    [(2, 2), (2, 2)]
+    """
+    return _split_along("vsplit", input, indices_or_sections, 0, 2)
+
+
+def hsplit(input: Tensor, indices_or_sections: int | Sequence[int]) -> tuple[Tensor, ...]:
+    """:func:`tensor_split` along dim 1 (dim 0 for 1-d); an int must divide the size.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> [p.shape for p in mta.hsplit(mta.zeros(2, 4), [1])]
+    [(2, 1), (2, 3)]
+    """
+    dim = 1 if input.ndim >= 2 else 0
+    return _split_along("hsplit", input, indices_or_sections, dim, 1)
+
+
+def dsplit(input: Tensor, indices_or_sections: int | Sequence[int]) -> tuple[Tensor, ...]:
+    """:func:`tensor_split` along dim 2; an int must divide the size.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> [p.shape for p in mta.dsplit(mta.zeros(1, 2, 4), 2)]
+    [(1, 2, 2), (1, 2, 2)]
+    """
+    return _split_along("dsplit", input, indices_or_sections, 2, 3)
