@@ -67,7 +67,7 @@ SECTIONS: dict[str, list[Name]] = {
         "add_ sub_ mul_ div_ zero_ fill_ copy_ clamp_ clip_ masked_fill masked_fill_ "
         "relu relu_ sigmoid_ tanh_ "
         "index_select gather scatter scatter_ "
-        "float double half long int bool type type_as to cpu cuda "
+        "float double half long int bool short char byte type type_as to cpu cuda "
         "tolist item numpy detach clone backward requires_grad_ grad_fn is_leaf",
     )
     + [
@@ -82,7 +82,8 @@ SECTIONS: dict[str, list[Name]] = {
     "Functions": _same(
         "",
         "tensor from_numpy zeros ones empty full eye arange linspace logspace zeros_like "
-        "ones_like full_like rand randn randint randperm manual_seed cat stack split chunk "
+        "ones_like full_like empty_like rand_like randn_like result_type promote_types "
+        "can_cast rand randn randint randperm manual_seed cat stack split chunk "
         "where einsum gather scatter index_select masked_fill cumsum cumprod norm "
         "abs exp log sqrt rsqrt log1p sin cos tan sign sigmoid tanh erf clamp clip "
         "maximum minimum matmul reshape permute transpose squeeze unsqueeze flatten "
@@ -95,6 +96,151 @@ SECTIONS: dict[str, list[Name]] = {
     + [
         Name("torch.einsum", "einsum", DIFFERS, "no letter repeated within one operand"),
         Name("torch.bfloat16", "bfloat16", MISSING, "NumPy has no bfloat16 type"),
+    ],
+    "Shape and indexing": _same(
+        "",
+        "flip fliplr flipud roll rot90 tril triu tril_indices triu_indices diag diagonal "
+        "diag_embed trace movedim moveaxis swapaxes swapdims narrow take take_along_dim "
+        "ravel tile tensor_split unbind vsplit hsplit dsplit hstack vstack dstack "
+        "column_stack row_stack broadcast_to broadcast_tensors broadcast_shapes meshgrid "
+        "atleast_1d atleast_2d atleast_3d scatter_add scatter_reduce index_add index_fill "
+        "index_copy index_put masked_select masked_scatter nonzero argwhere "
+        "unique_consecutive searchsorted bucketize isin repeat_interleave bincount histc",
+    )
+    + _same(
+        "Tensor",
+        "contiguous is_contiguous flip fliplr flipud roll rot90 tril triu tril_ triu_ diag "
+        "diagonal diag_embed trace movedim moveaxis swapaxes swapdims narrow take "
+        "take_along_dim ravel tile tensor_split unbind vsplit hsplit dsplit broadcast_to "
+        "scatter_add scatter_add_ scatter_reduce scatter_reduce_ index_add index_add_ "
+        "index_fill index_fill_ index_copy index_copy_ index_put index_put_ masked_select "
+        "masked_scatter masked_scatter_ nonzero argwhere unique unique_consecutive "
+        "repeat_interleave bincount histc new_zeros new_ones new_full new_tensor",
+    )
+    + [
+        Name("torch.unique", "unique", DIFFERS, "always sorted; records no gradient"),
+        Name("torch.Tensor.new_empty", "Tensor.new_empty", note="filled with zeros"),
+    ],
+    "Reductions and scans": _same(
+        "",
+        "prod std std_mean var_mean nansum nanmean nanmedian quantile nanquantile "
+        "count_nonzero cummax cummin logcumsumexp aminmax diff",
+    )
+    + _same(
+        "Tensor",
+        "prod std nansum nanmean nanmedian quantile nanquantile count_nonzero cummax cummin "
+        "logcumsumexp aminmax diff cumsum_ cumprod_ logsumexp",
+    )
+    + [
+        Name(
+            "torch.Tensor.mode",
+            "Tensor.mode",
+            note="a slice with a NaN gives NaN at its first NaN (PyTorch's CPU result "
+            "there depends on its unstable sort)",
+        ),
+        Name(
+            "torch.softmax",
+            "softmax",
+            note="without dim: PyTorch's legacy implicit dim and warning (as "
+            "nn.functional.softmax; torch.softmax itself requires dim)",
+        ),
+    ],
+    "Elementwise math, bitwise and logical ops": _same(
+        "",
+        "floor ceil round trunc fix frac sgn signbit copysign positive square reciprocal "
+        "log2 log10 expm1 exp2 sinh cosh asin acos atan asinh acosh atanh atan2 arctan2 "
+        "hypot erfc erfinv lerp logaddexp logaddexp2 logit xlogy heaviside clamp_min "
+        "clamp_max float_power true_divide nan_to_num floor_divide remainder fmod "
+        "bitwise_and bitwise_or bitwise_xor bitwise_not bitwise_left_shift "
+        "bitwise_right_shift logical_and logical_or logical_xor logical_not isnan isinf "
+        "isfinite isposinf isneginf isclose allclose equal",
+    )
+    + _same(
+        "Tensor",
+        "floor ceil round trunc fix frac sgn signbit copysign positive square reciprocal "
+        "log2 log10 expm1 exp2 sinh cosh asin acos atan asinh acosh atanh atan2 arctan2 "
+        "hypot erf erfc erfinv lerp logaddexp logaddexp2 logit xlogy heaviside clamp_min "
+        "clamp_max float_power true_divide nan_to_num floor_divide remainder fmod "
+        "bitwise_and bitwise_or bitwise_xor bitwise_not bitwise_left_shift "
+        "bitwise_right_shift logical_and logical_or logical_xor logical_not isnan isinf "
+        "isfinite isposinf isneginf isreal isclose allclose equal "
+        "floor_ ceil_ round_ trunc_ fix_ frac_ sign_ sgn_ square_ reciprocal_ log2_ log10_ "
+        "expm1_ exp2_ sinh_ cosh_ asin_ acos_ atan_ asinh_ acosh_ atanh_ erfc_ erfinv_ "
+        "logit_ nan_to_num_ clamp_min_ clamp_max_ copysign_ atan2_ arctan2_ hypot_ lerp_ "
+        "xlogy_ float_power_ true_divide_ floor_divide_ remainder_ fmod_ bitwise_and_ "
+        "bitwise_or_ bitwise_xor_ bitwise_not_ bitwise_left_shift_ bitwise_right_shift_ "
+        "logical_and_ logical_or_ logical_xor_ logical_not_",
+    )
+    + [
+        Name("torch.isreal", "isreal", note="always True: there are no complex dtypes"),
+        Name(
+            "torch.Tensor.__invert__",
+            "Tensor.__invert__",
+            note="~ is bitwise NOT for integers, logical NOT for bool, a TypeError for floats",
+        ),
+        Name(
+            "torch.Tensor.__floordiv__",
+            "Tensor.__floordiv__",
+            note="integer // 0 raises IntegerZeroDivisionError (a RuntimeError, as PyTorch's)",
+        ),
+    ],
+    "Products and torch.linalg": _same(
+        "",
+        "mm bmm mv dot vdot inner outer ger addmv addr baddbmm addbmm kron tensordot "
+        "block_diag cartesian_prod combinations chain_matmul logdet slogdet inverse "
+        "pinverse matrix_power",
+    )
+    + _same(
+        "Tensor",
+        "mm bmm mv dot vdot inner outer ger addmm addmv addr baddbmm addbmm kron cross det "
+        "logdet slogdet inverse pinverse matrix_power cholesky",
+    )
+    + _same(
+        "linalg",
+        "inv det slogdet solve cholesky matrix_power multi_dot vector_norm matrix_norm norm "
+        "svdvals matrix_rank eigvalsh",
+    )
+    + [
+        Name("torch.cross", "cross", note="dim=None takes the first dim of size 3, as PyTorch"),
+        Name("torch.linalg.cross", "linalg.cross"),
+        Name(
+            "torch.addmm",
+            "addmm",
+            DIFFERS,
+            "the add* ops raise a TypeError for float beta/alpha with integer tensors "
+            "(PyTorch truncates them)",
+        ),
+        Name(
+            "torch.cdist",
+            "cdist",
+            DIFFERS,
+            "always the exact formula (compute_mode is ignored); PyTorch's default uses a "
+            "matrix-product formula past 25 rows",
+        ),
+        Name(
+            "torch.linalg.pinv",
+            "linalg.pinv",
+            note="hermitian=True is accepted and the SVD used either way",
+        ),
+        Name(
+            "torch.linalg.qr",
+            "linalg.qr",
+            DIFFERS,
+            "no gradient for wide matrices (m < n): backward raises NotImplementedError",
+        ),
+        Name("torch.linalg.eigh", "linalg.eigh"),
+        Name(
+            "torch.linalg.svd",
+            "linalg.svd",
+            note="with full_matrices=True the gradient ignores the extra columns, as PyTorch",
+        ),
+        Name(
+            "torch.det",
+            "det",
+            DIFFERS,
+            "at a singular matrix the gradient is the cofactor matrix; PyTorch gives 0 "
+            "unless create_graph=True",
+        ),
     ],
     "torch.accelerator": _same(
         "accelerator",
@@ -115,17 +261,28 @@ SECTIONS: dict[str, list[Name]] = {
             "runs a ReLU followed by a MaxPool2d pooling first: equal results, less work",
         ),
         Name(
-            "torch.nn.MaxPool2d", "nn.MaxPool2d", DIFFERS, "no dilation, ceil_mode, return_indices"
+            "torch.nn.MaxPool2d",
+            "nn.MaxPool2d",
+            note="with dilation, ceil_mode or return_indices, nn.Sequential runs it as written",
         ),
-        Name("torch.nn.AvgPool2d", "nn.AvgPool2d", DIFFERS, "no ceil_mode, divisor_override"),
-        Name("torch.nn.CrossEntropyLoss", "nn.CrossEntropyLoss", DIFFERS, "no class weight"),
-        Name("torch.nn.NLLLoss", "nn.NLLLoss", DIFFERS, "no class weight"),
+        Name("torch.nn.AvgPool2d", "nn.AvgPool2d"),
+        Name(
+            "torch.nn.CrossEntropyLoss",
+            "nn.CrossEntropyLoss",
+            note="a float weight of another dtype is converted to the input's",
+        ),
+        Name("torch.nn.NLLLoss", "nn.NLLLoss"),
     ]
     + _same(
         "nn.Module",
         "apply named_modules children modules parameters named_parameters buffers "
         "register_buffer requires_grad_ half double float to train eval zero_grad "
         "state_dict load_state_dict",
+    )
+    + _same(
+        "nn.Module",
+        "register_forward_pre_hook register_forward_hook register_full_backward_hook "
+        "register_full_backward_pre_hook get_parameter get_buffer get_submodule named_buffers",
     )
     + [Name("torch.nn.DataParallel", "nn.DataParallel")]
     + _same(
@@ -162,6 +319,14 @@ SECTIONS: dict[str, list[Name]] = {
         "HingeEmbeddingLoss PoissonNLLLoss GaussianNLLLoss",
         note="input and target of one shape: no broadcasting",
     )
+    + _same(
+        "nn", "MultiMarginLoss MultiLabelMarginLoss TripletMarginLoss TripletMarginWithDistanceLoss"
+    )
+    + _same(
+        "nn",
+        "MultiLabelSoftMarginLoss",
+        note="input and target of one shape: no broadcasting",
+    )
     + [
         Name(
             "torch.nn.BCELoss",
@@ -179,8 +344,26 @@ SECTIONS: dict[str, list[Name]] = {
     + _same("nn", "ConvTranspose1d ConvTranspose2d")
     + _same(
         "nn",
+        "BatchNorm3d InstanceNorm1d InstanceNorm2d InstanceNorm3d LocalResponseNorm RMSNorm "
+        "GLU Bilinear Softmax2d ChannelShuffle AlphaDropout FeatureAlphaDropout",
+    )
+    + [
+        Name(
+            "torch.nn.EmbeddingBag",
+            "nn.EmbeddingBag",
+            DIFFERS,
+            "no max_norm, norm_type, scale_grad_by_freq or sparse",
+        )
+    ]
+    + _same(
+        "nn",
         "UpsamplingNearest2d UpsamplingBilinear2d PixelShuffle PixelUnshuffle Unfold Fold "
         "AdaptiveMaxPool2d",
+    )
+    + _same(
+        "nn",
+        "MaxPool1d MaxPool3d AvgPool1d AvgPool3d AdaptiveAvgPool1d AdaptiveAvgPool3d "
+        "AdaptiveMaxPool1d MaxUnpool1d MaxUnpool2d MaxUnpool3d LPPool1d LPPool2d LPPool3d",
     )
     + [
         Name(
@@ -188,6 +371,33 @@ SECTIONS: dict[str, list[Name]] = {
             "nn.Upsample",
             DIFFERS,
             "no area, lanczos or antialias; see interpolate",
+        )
+    ]
+    + _same("nn", "RNNCell LSTMCell GRUCell RNNBase RNN GRU")
+    + [
+        Name(
+            "torch.nn.MultiheadAttention",
+            "nn.MultiheadAttention",
+            DIFFERS,
+            "no inference fast path (a fully masked query: 0 here, NaN in PyTorch's fast "
+            "path); shape errors are ValueError",
+        ),
+        Name(
+            "torch.nn.TransformerEncoder",
+            "nn.TransformerEncoder",
+            DIFFERS,
+            "no nested tensors: padded positions are computed, not 0, in evaluation",
+        ),
+    ]
+    + _same(
+        "nn",
+        "TransformerEncoderLayer TransformerDecoderLayer TransformerDecoder Transformer",
+    )
+    + [
+        Name(
+            "torch.nn.LSTM",
+            "nn.LSTM",
+            note="proj_size supported; dropout masks come from this framework's generator",
         )
     ],
     "torch.nn.functional": _same(
@@ -213,11 +423,20 @@ SECTIONS: dict[str, list[Name]] = {
         Name(
             "torch.nn.functional.cross_entropy",
             "nn.functional.cross_entropy",
-            DIFFERS,
-            "no class weight",
+            note="a float weight of another dtype is converted to the input's",
         ),
-        Name("torch.nn.functional.nll_loss", "nn.functional.nll_loss", DIFFERS, "no class weight"),
+        Name("torch.nn.functional.nll_loss", "nn.functional.nll_loss"),
     ]
+    + _same(
+        "nn.functional",
+        "multi_margin_loss multilabel_margin_loss triplet_margin_loss "
+        "triplet_margin_with_distance_loss",
+    )
+    + _same(
+        "nn.functional",
+        "multilabel_soft_margin_loss",
+        note="input and target of one shape: no broadcasting",
+    )
     + _same(
         "nn.functional",
         "pad cosine_similarity pairwise_distance dropout1d dropout2d dropout3d",
@@ -261,10 +480,37 @@ SECTIONS: dict[str, list[Name]] = {
         ),
     ]
     + _same("nn.functional", "conv_transpose1d conv_transpose2d")
+    + [
+        Name(
+            "torch.nn.functional.scaled_dot_product_attention",
+            "nn.functional.scaled_dot_product_attention",
+            note="PyTorch's math path: a fully masked query gives 0",
+        )
+    ]
+    + _same(
+        "nn.functional",
+        "instance_norm local_response_norm rms_norm glu bilinear channel_shuffle alpha_dropout "
+        "feature_alpha_dropout",
+    )
+    + [
+        Name(
+            "torch.nn.functional.embedding_bag",
+            "nn.functional.embedding_bag",
+            DIFFERS,
+            "no max_norm, norm_type, scale_grad_by_freq or sparse",
+        )
+    ]
     + _same(
         "nn.functional",
         "upsample upsample_nearest upsample_bilinear pixel_shuffle pixel_unshuffle unfold fold "
         "adaptive_max_pool2d adaptive_max_pool2d_with_indices",
+    )
+    + _same(
+        "nn.functional",
+        "max_pool2d_with_indices max_pool1d max_pool1d_with_indices max_pool3d "
+        "max_pool3d_with_indices avg_pool1d avg_pool3d adaptive_avg_pool1d adaptive_avg_pool3d "
+        "adaptive_max_pool1d adaptive_max_pool1d_with_indices max_unpool1d max_unpool2d "
+        "max_unpool3d lp_pool1d lp_pool2d lp_pool3d",
     )
     + [
         Name(
@@ -273,6 +519,38 @@ SECTIONS: dict[str, list[Name]] = {
             DIFFERS,
             "no area, lanczos or antialias; nearest reads the pixels PyTorch's backward "
             "and 4-D forward read (its 3-D/5-D forward may differ with a scale factor)",
+        )
+    ],
+    "torch.nn.init and torch.nn.utils": _same(
+        "nn.init",
+        "calculate_gain uniform_ normal_ trunc_normal_ constant_ ones_ zeros_ eye_ dirac_ "
+        "xavier_uniform_ xavier_normal_ kaiming_uniform_ kaiming_normal_ orthogonal_ sparse_",
+        note="generator= takes a NumPy Generator",
+    )
+    + _same(
+        "nn.utils",
+        "clip_grad_norm_ clip_grad_value_ clip_grads_with_norm_",
+        DIFFERS,
+        "each .grad is replaced by a clipped copy, not changed in place; norm_type <= 0 "
+        "or clip_value < 0 raises",
+    )
+    + _same("nn.utils", "get_total_norm", note="a norm_type of 0 or below raises")
+    + _same("nn.utils", "parameters_to_vector vector_to_parameters")
+    + _same(
+        "nn.utils",
+        "weight_norm remove_weight_norm spectral_norm remove_spectral_norm",
+        MISSING,
+    )
+    + _same(
+        "nn.utils.rnn",
+        "PackedSequence pad_packed_sequence pad_sequence unpad_sequence pack_sequence "
+        "unpack_sequence invert_permutation",
+    )
+    + [
+        Name(
+            "torch.nn.utils.rnn.pack_padded_sequence",
+            "nn.utils.rnn.pack_padded_sequence",
+            note="enforce_sorted=False sorts equal lengths stably",
         )
     ],
     "Autograd": [
@@ -288,6 +566,21 @@ SECTIONS: dict[str, list[Name]] = {
         Name("Tensor._version", "Tensor._version"),
         Name("torch.autograd.detect_anomaly", "autograd.detect_anomaly"),
         Name("torch.autograd.grad", "grad"),
+        Name(
+            "torch.autograd.Function",
+            "autograd.Function",
+            note="forward(ctx, ...) and backward(ctx, ...) as staticmethods, and "
+            "setup_context; every output of a multi-output Function has its own grad_fn "
+            "(named after the Function; the ctx is that of a single output only)",
+        ),
+        *_same("autograd", "FunctionCtx once_differentiable"),
+        *_same("autograd.function", "FunctionCtx once_differentiable"),
+        *_same("autograd.functional", "vjp jvp hvp vhp"),
+        *_same(
+            "autograd.functional",
+            "jacobian hessian",
+            note='vectorize=True computes the rows one by one; strategy="forward-mode" raises',
+        ),
     ],
     "Optimizers and schedules": _same("optim", "SGD Adam AdamW Optimizer")
     + _same("optim", "RMSprop Adagrad Adadelta Adamax NAdam RAdam")
@@ -295,7 +588,21 @@ SECTIONS: dict[str, list[Name]] = {
         "optim.lr_scheduler",
         "LRScheduler StepLR MultiStepLR CosineAnnealingLR LambdaLR OneCycleLR",
     )
-    + _same("optim.lr_scheduler", "ExponentialLR LinearLR ReduceLROnPlateau SequentialLR"),
+    + _same("optim.lr_scheduler", "ExponentialLR LinearLR ReduceLROnPlateau SequentialLR")
+    + _same("optim", "Rprop")
+    + _same("optim", "ASGD", note="eta and mu are Python floats (rounded as PyTorch's)")
+    + [
+        Name(
+            "torch.optim.LBFGS",
+            "optim.LBFGS",
+            note="a bad line_search_fn is refused when built, not at the first step",
+        )
+    ]
+    + _same(
+        "optim.lr_scheduler",
+        "ConstantLR MultiplicativeLR PolynomialLR CosineAnnealingWarmRestarts CyclicLR "
+        "ChainedScheduler",
+    ),
     "Data": [
         *[
             Name(f"torch.utils.data.{n}", f"data.{n}")
@@ -304,6 +611,29 @@ SECTIONS: dict[str, list[Name]] = {
         Name("torch.utils.data", "utils.data", note="the same objects as minitorch_accel.data"),
         Name("torch.utils.data.default_collate", "utils.data.default_collate"),
         Name("torch.utils.data.get_worker_info", "utils.data.get_worker_info"),
+        *[
+            Name(f"torch.utils.data.{n}", f"data.{n}")
+            for n in ["ConcatDataset", "IterableDataset", "ChainDataset", "StackDataset"]
+        ],
+        Name("torch.utils.data.default_convert", "data.default_convert"),
+        *[
+            Name(
+                f"torch.utils.data.{n}",
+                f"data.{n}",
+                DIFFERS,
+                "generator= takes a numpy.random.Generator; the draws are not PyTorch's",
+            )
+            for n in ["RandomSampler", "SubsetRandomSampler"]
+        ],
+        Name(
+            "torch.utils.data.WeightedRandomSampler",
+            "data.WeightedRandomSampler",
+            DIFFERS,
+            "a NumPy generator; bad weights raise ValueError when iterated, and too few "
+            "positive weights without replacement raise instead of drawing weight-0 indices",
+        ),
+        *[Name(f"torch.utils.data.{n}", f"data.{n}") for n in ["Sampler", "SequentialSampler"]],
+        Name("torch.utils.data.BatchSampler", "data.BatchSampler"),
     ],
     "torchvision": [
         *[

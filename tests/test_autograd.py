@@ -251,8 +251,10 @@ def test_grad_options() -> None:
     y = (x * x).sum()
     with pytest.raises(RuntimeError, match="not used to compute the outputs"):
         mta.grad(y, [x, unused], retain_graph=True)
-    gx, gu = mta.grad(y, [x, unused], allow_unused=True)
-    assert gx.tolist() == [2.0, 4.0] and gu.tolist() == [0.0]
+    gx, gu = mta.grad(y, [x, unused], allow_unused=True, retain_graph=True)
+    assert gx is not None and gx.tolist() == [2.0, 4.0] and gu is None  # None, as PyTorch
+    gx, gu = mta.grad(y, [x, unused], materialize_grads=True)
+    assert gu is not None and gu.tolist() == [0.0]
     with pytest.raises(RuntimeError, match="an input does not require grad"):
         mta.grad((x * 2).sum(), mta.ones(1))
 

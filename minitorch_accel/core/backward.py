@@ -147,9 +147,12 @@ def _free_saved(fn: Function) -> None:
     shape (:attr:`Function.next_functions`).
     """
     edges, needs = fn.input_nodes, fn.needs_input_grad
+    retained = fn.__dict__.get("retained_output")  # y.retains_grad stays True, as PyTorch
     fn.__dict__.clear()
     fn.inputs = ()
     fn.input_nodes, fn.needs_input_grad = edges, needs
+    if retained is not None:
+        fn.retained_output = retained
 
 
 def _counted_as_gradients() -> contextlib.AbstractContextManager[Any]:
@@ -354,8 +357,9 @@ def grad(
     grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
-    allow_unused: bool = False,
-) -> tuple[Tensor, ...]:
+    allow_unused: bool | None = None,
+    materialize_grads: bool = False,
+) -> tuple[Tensor | None, ...]:
     """Gradients of ``outputs`` with respect to ``inputs``, without touching ``.grad``.
 
     Parameters
@@ -368,14 +372,32 @@ def grad(
     create_graph : bool
         Record the backward pass so the result can be differentiated again (Hessian-
         vector products, gradient penalties).
-    allow_unused : bool
-        Return zeros instead of raising for inputs the outputs do not depend on.
+    allow_unused : bool, optional
+        Give None instead of raising for inputs the outputs do not depend on (default:
+        ``materialize_grads``).
+    materialize_grads : bool
+        Give zeros instead of None for those inputs (implies ``allow_unused``).
 
     Returns
     -------
-    tuple of Tensor
+    tuple of Tensor or None
         One gradient per input.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> x, y = mta.ones(2, requires_grad=True), mta.ones(2, requires_grad=True)
+    >>> mta.autograd.grad((x * 2).sum(), [x, y], allow_unused=True)
+    (tensor([2., 2.]), None)
+    >>> mta.autograd.grad((x * 2).sum(), [x, y], materialize_grads=True)[1]
+    tensor([0., 0.])
     """
+    if materialize_grads and allow_unused is False:
+        raise ValueError(
+            "grad(): materialize_grads=True gives zeros for unused inputs, which needs "
+            "allow_unused=True (or leave allow_unused out)"
+        )
+    allow_unused = materialize_grads if allow_unused is None else allow_unused
     outs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
     ins = [inputs] if isinstance(inputs, Tensor) else list(inputs)
     if grad_outputs is None or isinstance(grad_outputs, Tensor):
@@ -389,17 +411,48 @@ def grad(
     keep = create_graph if retain_graph is None else retain_graph
     found = run_backward(outs, seeds, keep, create_graph, capture=ins)
     assert found is not None
-    result = []
+    result: list[Tensor | None] = []
     for t, g in zip(ins, found, strict=False):
         if g is None:
             if not allow_unused:
                 raise RuntimeError(
                     "grad(): one of the inputs is not used to compute the outputs; "
-                    "pass allow_unused=True to get zeros for it"
+                    "pass allow_unused=True to get None for it (or materialize_grads=True "
+                    "for zeros)"
                 )
-            g = zeros_like(t)
+            if materialize_grads:
+                g = zeros_like(t)
         result.append(g)
     return tuple(result)
+
+
+def backward_into(
+    roots: Sequence[Tensor],
+    grad_roots: Sequence[Tensor],
+    inputs: Tensor | Sequence[Tensor],
+    retain_graph: bool,
+    create_graph: bool,
+) -> None:
+    """``Tensor.backward(inputs=...)``: accumulate the gradients into the ``.grad`` of
+    ``inputs`` only (leaves or not); an input the roots do not depend on is left as
+    it is, as in PyTorch.
+    """
+    ins = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+    if not ins:
+        raise RuntimeError("backward(): the inputs argument cannot be empty")
+    for t in ins:
+        if not t.requires_grad:
+            raise RuntimeError(
+                "backward(): one of the inputs does not require grad; inputs= takes "
+                "tensors that require grad"
+            )
+    found = run_backward(roots, grad_roots, retain_graph, create_graph, capture=ins)
+    assert found is not None
+    for t, g in zip(ins, found, strict=True):
+        if g is not None:
+            if g.array.shape != t.array.shape or g.array.dtype != t.array.dtype:
+                g = _shaped_like(g, t)
+            _on_device(g.device, _accumulate_into_leaf, t, g, False)
 
 
 def _seed_gradient(output: Tensor, grad_output: Tensor | None) -> Tensor:

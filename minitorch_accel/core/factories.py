@@ -132,6 +132,13 @@ def empty(
     return _place(array, dev, requires_grad)
 
 
+def _like_options(
+    t: Tensor, dtype: DTypeLike, device: DeviceLike | None
+) -> tuple[DTypeLike, DeviceLike]:
+    """The dtype and device of a ``*_like`` factory: ``t``'s unless given."""
+    return (t.dtype if dtype is None else dtype), (t.device if device is None else device)
+
+
 def zeros_like(
     t: Tensor,
     dtype: DTypeLike = None,
@@ -139,7 +146,7 @@ def zeros_like(
     requires_grad: bool = False,
 ) -> Tensor:
     """Zeros with the shape (and by default the dtype and device) of ``t``."""
-    return _fill(t.shape, 0, dtype or t.dtype, device or t.device, requires_grad)
+    return _fill(t.shape, 0, *_like_options(t, dtype, device), requires_grad)
 
 
 def ones_like(
@@ -149,14 +156,90 @@ def ones_like(
     requires_grad: bool = False,
 ) -> Tensor:
     """Ones with the shape (and by default the dtype and device) of ``t``."""
-    return _fill(t.shape, 1, dtype or t.dtype, device or t.device, requires_grad)
+    return _fill(t.shape, 1, *_like_options(t, dtype, device), requires_grad)
 
 
 def full_like(
-    t: Tensor, fill_value: float, dtype: DTypeLike = None, device: DeviceLike | None = None
+    t: Tensor,
+    fill_value: Any,
+    dtype: DTypeLike = None,
+    device: DeviceLike | None = None,
+    requires_grad: bool = False,
 ) -> Tensor:
-    """``fill_value`` everywhere, with the shape of ``t``."""
-    return _fill(t.shape, fill_value, dtype or t.dtype, device or t.device, False)
+    """``fill_value`` everywhere, with the shape (and by default the dtype and device)
+    of ``t``.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.full_like(mta.ones(2), 3.0, requires_grad=True)
+    tensor([3., 3.], requires_grad=True)
+    """
+    return _fill(t.shape, fill_value, *_like_options(t, dtype, device), requires_grad)
+
+
+def empty_like(
+    t: Tensor,
+    dtype: DTypeLike = None,
+    device: DeviceLike | None = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """An uninitialized tensor with the shape (and by default the dtype and device) of
+    ``t``.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.empty_like(mta.ones(2, 3), dtype=mta.int64).shape
+    (2, 3)
+    """
+    dt, dev = _like_options(t, dtype, device)
+    return empty(t.shape, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def rand_like(
+    t: Tensor,
+    dtype: DTypeLike = None,
+    device: DeviceLike | None = None,
+    requires_grad: bool = False,
+    generator: Any = None,
+) -> Tensor:
+    """Uniform samples in [0, 1) with the shape (and by default the dtype and device)
+    of ``t``.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.rand_like(mta.ones(2, dtype=mta.float64)).dtype
+    dtype('float64')
+    """
+    dt, dev = _like_options(t, dtype, device)
+    return _random("rand", t.shape, dt, dev, requires_grad, generator)
+
+
+def randn_like(
+    t: Tensor,
+    dtype: DTypeLike = None,
+    device: DeviceLike | None = None,
+    requires_grad: bool = False,
+    generator: Any = None,
+) -> Tensor:
+    """Standard normal samples with the shape (and by default the dtype and device) of
+    ``t``.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.randn_like(mta.ones(2, 3), requires_grad=True).requires_grad
+    True
+    """
+    dt, dev = _like_options(t, dtype, device)
+    return _random("randn", t.shape, dt, dev, requires_grad, generator)
+
+
+def _number(value: Any) -> Any:
+    """A one-element tensor as its Python number (factories take them, as PyTorch)."""
+    return value.item() if isinstance(value, Tensor) else value
 
 
 def arange(
@@ -169,8 +252,17 @@ def arange(
 ) -> Tensor:
     """Values from ``start`` (inclusive) to ``end`` (exclusive) by ``step``.
 
-    Integer arguments give int64, any float gives float32, unless ``dtype`` is set.
+    Integer arguments give int64, any float the default float dtype, unless ``dtype``
+    is set. As in PyTorch, the arguments may be one-element tensors.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.arange(mta.tensor(3))
+    tensor([0, 1, 2])
     """
+    start, step = _number(start), _number(step)
+    end = None if end is None else _number(end)
     if end is None:
         start, end = 0, start
     if step == 0:

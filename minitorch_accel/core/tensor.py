@@ -8,7 +8,7 @@ operators and methods, which delegate to the functions of :mod:`minitorch_accel.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -91,9 +91,11 @@ class Tensor(TensorData, TensorMethods):
         dtype: DTypeLike = None,
         non_blocking: bool = False,
     ) -> Tensor:
-        """This tensor on another device and/or with another dtype (differentiable).
+        """This tensor on another device and/or with another dtype.
 
-        Returns ``self`` when nothing changes. Moving between two devices copies the
+        Returns ``self`` when nothing changes. Differentiable, except a cast to an
+        integer or bool dtype, which cuts the graph as in PyTorch: its result has
+        ``requires_grad=False``. Moving between two devices copies the
         data and counts the bytes in :data:`minitorch_accel.backends.transfer_stats`.
         ``non_blocking=True`` lets a GPU copy overlap with other work. As in PyTorch,
         ``to(dtype)`` and ``to(other_tensor)`` (its device and dtype) work too.
@@ -106,7 +108,11 @@ class Tensor(TensorData, TensorMethods):
         if dtype is not None and as_dtype(dtype) != self.dtype:
             from .function import Cast  # function.py imports this module: import on use
 
-            out = Cast.apply(out, dtype=as_dtype(dtype))
+            target = as_dtype(dtype)
+            # integers and bools carry no gradient: the cast of a tensor that requires
+            # grad to one is not recorded
+            source = out if target.kind == "f" or not out.requires_grad else out.detach()
+            out = Cast.apply(source, dtype=target)
         if device is not None:
             dst = Device(device)
             if dst is not out.device:
@@ -158,8 +164,10 @@ class Tensor(TensorData, TensorMethods):
         gradient: Tensor | None = None,
         retain_graph: bool | None = None,
         create_graph: bool = False,
+        inputs: Tensor | Sequence[Tensor] | None = None,
     ) -> None:
-        """Accumulate d(self)/d(leaf) into the ``.grad`` of every leaf that requires grad.
+        """Accumulate d(self)/d(leaf) into the ``.grad`` of every leaf that requires grad
+        (or of ``inputs`` only).
 
         Parameters
         ----------
@@ -170,11 +178,25 @@ class Tensor(TensorData, TensorMethods):
             ``create_graph``). Otherwise it is freed as the walk goes.
         create_graph : bool
             Record the backward pass, so gradients can be differentiated again.
+        inputs : Tensor or sequence of Tensor, optional
+            Accumulate into the ``.grad`` of these tensors only (leaves or not; one
+            that ``self`` does not depend on keeps its ``.grad``), as PyTorch.
+
+        Examples
+        --------
+        >>> import minitorch_accel as mta
+        >>> x, y = mta.ones(2, requires_grad=True), mta.ones(2, requires_grad=True)
+        >>> (x * y).sum().backward(inputs=[x])
+        >>> x.grad, y.grad
+        (tensor([1., 1.]), None)
         """
-        from .backward import _seed_gradient, run_backward  # imports this module: on use
+        from .backward import _seed_gradient, backward_into, run_backward  # on use
 
         seed = _seed_gradient(self, gradient)
         keep = create_graph if retain_graph is None else retain_graph
+        if inputs is not None:
+            backward_into([self], [seed], inputs, keep, create_graph)
+            return
         run_backward([self], [seed], keep, create_graph)
 
     # ---------------------------------------------------------------- in place (graph-aware)
@@ -284,9 +306,25 @@ class Tensor(TensorData, TensorMethods):
             return self._rebase(self._history(copy=True) * other)
         return self._write(_mul_into, other, "mul_")
 
-    def div_(self, other: Any) -> Tensor:
-        """``self /= other``, in place (also ``/=``); see :meth:`add_`."""
+    def div_(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+        """``self /= other``, in place (also ``/=``); see :meth:`add_`.
+
+        ``rounding_mode="trunc"`` or ``"floor"`` rounds the quotient (see
+        :meth:`div`); an integer tensor may then be divided in place.
+
+        Examples
+        --------
+        >>> import minitorch_accel as mta
+        >>> mta.tensor([7, -7]).div_(2, rounding_mode="floor")
+        tensor([ 3, -4])
+        """
         self._check_same_device(other, "div_")
+        if rounding_mode is not None:
+            if self._records(other):
+                history = self._history(copy=False)
+                return self._rebase(history.div(other, rounding_mode=rounding_mode))
+            result = self.div(other, rounding_mode=rounding_mode)
+            return self._write(_assign, result.to(self.device).array, "div_")
         if self._records(other):
             return self._rebase(self._history(copy=True) / other)
         return self._write(_div_into, other, "div_", divides=True)
@@ -348,4 +386,14 @@ def _mul_into(array: Any, value: Any) -> Any:
 
 def _div_into(array: Any, value: Any) -> Any:
     array /= value
+    return array
+
+
+def _assign(array: Any, value: Any) -> Any:
+    if value.dtype.kind == "f" and array.dtype.kind != "f":
+        raise TypeError(
+            f"div_: the result is {value.dtype}, which a {array.dtype} tensor cannot hold; "
+            "convert it first, e.g. x = x.float()"
+        )
+    array[...] = value
     return array

@@ -1,8 +1,9 @@
 """Neural-network building blocks, named as in ``torch.nn``.
 
 :class:`Module` and :class:`Parameter`, the layers, the losses, containers,
-:mod:`~minitorch_accel.nn.functional` (stateless functions, ``import ... as F``) and
-:mod:`~minitorch_accel.nn.init` (weight initialization).
+:mod:`~minitorch_accel.nn.functional` (stateless functions, ``import ... as F``),
+:mod:`~minitorch_accel.nn.init` (weight initialization) and
+:mod:`~minitorch_accel.nn.utils` (gradient clipping, parameters as one vector).
 
 Examples
 --------
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import functional, init
+from . import functional, init, utils
 from .activation import (
     CELU,
     ELU,
@@ -46,6 +47,7 @@ from .activation import (
     Tanhshrink,
     Threshold,
 )
+from .attention import MultiheadAttention
 from .channel_dropout import Dropout1d, Dropout2d, Dropout3d
 from .container import ModuleList, Sequential
 from .conv1d import Conv1d
@@ -78,9 +80,26 @@ from .loss import (
     SmoothL1Loss,
     SoftMarginLoss,
 )
+from .margin_loss import (
+    MultiLabelMarginLoss,
+    MultiLabelSoftMarginLoss,
+    MultiMarginLoss,
+    TripletMarginLoss,
+    TripletMarginWithDistanceLoss,
+)
+from .misc_layers import (
+    GLU,
+    AlphaDropout,
+    Bilinear,
+    ChannelShuffle,
+    EmbeddingBag,
+    FeatureAlphaDropout,
+    Softmax2d,
+)
 from .module import Module
 from .module_state import IncompatibleKeys
-from .norm import BatchNorm1d, BatchNorm2d
+from .norm import BatchNorm1d, BatchNorm2d, BatchNorm3d
+from .norm_more import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LocalResponseNorm, RMSNorm
 from .normalization import GroupNorm, LayerNorm
 from .padding import (
     CircularPad1d,
@@ -100,6 +119,21 @@ from .padding import (
     ZeroPad3d,
 )
 from .parameter import Parameter
+from .pooling import (
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool3d,
+    AdaptiveMaxPool1d,
+    AvgPool1d,
+    AvgPool3d,
+    LPPool1d,
+    LPPool2d,
+    LPPool3d,
+    MaxPool1d,
+    MaxPool3d,
+    MaxUnpool1d,
+    MaxUnpool2d,
+    MaxUnpool3d,
+)
 from .resample import (
     AdaptiveMaxPool2d,
     Fold,
@@ -110,7 +144,15 @@ from .resample import (
     UpsamplingBilinear2d,
     UpsamplingNearest2d,
 )
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding
+from .transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 
 __all__ = [
     "AdaptiveAvgPool2d",
@@ -134,6 +176,7 @@ __all__ = [
     "Sequential",
     "functional",
     "init",
+    "utils",
     "Conv1d",
     "ELU",
     "Embedding",
@@ -195,6 +238,11 @@ __all__ = [
     "KLDivLoss",
     "L1Loss",
     "MarginRankingLoss",
+    "MultiLabelMarginLoss",
+    "MultiLabelSoftMarginLoss",
+    "MultiMarginLoss",
+    "TripletMarginLoss",
+    "TripletMarginWithDistanceLoss",
     "PoissonNLLLoss",
     "SmoothL1Loss",
     "SoftMarginLoss",
@@ -208,6 +256,46 @@ __all__ = [
     "Upsample",
     "UpsamplingBilinear2d",
     "UpsamplingNearest2d",
+    "GRU",
+    "GRUCell",
+    "LSTM",
+    "LSTMCell",
+    "RNN",
+    "RNNBase",
+    "RNNCell",
+    "RNNCellBase",
+    "AlphaDropout",
+    "BatchNorm3d",
+    "Bilinear",
+    "ChannelShuffle",
+    "EmbeddingBag",
+    "FeatureAlphaDropout",
+    "GLU",
+    "InstanceNorm1d",
+    "InstanceNorm2d",
+    "InstanceNorm3d",
+    "LocalResponseNorm",
+    "RMSNorm",
+    "Softmax2d",
+    "MultiheadAttention",
+    "Transformer",
+    "TransformerDecoder",
+    "TransformerDecoderLayer",
+    "TransformerEncoder",
+    "TransformerEncoderLayer",
+    "AdaptiveAvgPool1d",
+    "AdaptiveAvgPool3d",
+    "AdaptiveMaxPool1d",
+    "AvgPool1d",
+    "AvgPool3d",
+    "LPPool1d",
+    "LPPool2d",
+    "LPPool3d",
+    "MaxPool1d",
+    "MaxPool3d",
+    "MaxUnpool1d",
+    "MaxUnpool2d",
+    "MaxUnpool3d",
 ]
 
 

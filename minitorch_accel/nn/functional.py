@@ -22,15 +22,35 @@ from ..ops import elementwise as _elementwise
 from ..ops.activation import gelu, logsigmoid, softmin, softplus, softsign, tanhshrink
 from ..ops.activation_more import hardshrink, prelu, softshrink
 from ..ops.adaptive_max import adaptive_max_pool2d, adaptive_max_pool2d_with_indices
+from ..ops.attention import scaled_dot_product_attention
 from ..ops.channel_dropout import dropout1d, dropout2d, dropout3d
 from ..ops.conv1d import conv1d
 from ..ops.conv_transpose import conv_transpose1d, conv_transpose2d
 from ..ops.distance import cosine_similarity, normalize, pairwise_distance
 from ..ops.elementwise import sigmoid, tanh
 from ..ops.fold import fold, unfold
+from ..ops.instance_norm import instance_norm
 from ..ops.layer_norm import embedding, group_norm, layer_norm
 from ..ops.linear import Linear
 from ..ops.loss import cross_entropy, mse_loss, nll_loss
+from ..ops.lp_pool import lp_pool1d, lp_pool2d, lp_pool3d
+from ..ops.margin_loss import (
+    multi_margin_loss,
+    multilabel_margin_loss,
+    multilabel_soft_margin_loss,
+    triplet_margin_loss,
+    triplet_margin_with_distance_loss,
+)
+from ..ops.misc_layers import (
+    alpha_dropout,
+    bilinear,
+    channel_shuffle,
+    embedding_bag,
+    feature_alpha_dropout,
+    glu,
+    local_response_norm,
+    rms_norm,
+)
 from ..ops.norm import batch_norm
 from ..ops.one_hot import one_hot
 from ..ops.pad import pad
@@ -48,6 +68,15 @@ from ..ops.pointwise_loss import (
     smooth_l1_loss,
     soft_margin_loss,
 )
+from ..ops.pool1d import (
+    adaptive_avg_pool1d,
+    adaptive_max_pool1d,
+    adaptive_max_pool1d_with_indices,
+    avg_pool1d,
+    max_pool1d,
+    max_pool1d_with_indices,
+)
+from ..ops.pool3d import adaptive_avg_pool3d, avg_pool3d, max_pool3d, max_pool3d_with_indices
 from ..ops.reduce import log_softmax, softmax
 from ..ops.resample import (
     interpolate,
@@ -58,6 +87,7 @@ from ..ops.resample import (
     upsample_nearest,
 )
 from ..ops.tensor_methods import write_in_place
+from ..ops.unpool import max_unpool1d, max_unpool2d, max_unpool3d
 
 
 def _missing(name: str, module: str, error: ModuleNotFoundError) -> Any:
@@ -77,13 +107,14 @@ except ModuleNotFoundError as exc:  # only a missing ops.conv; errors inside it 
     conv2d = _missing("conv2d", "minitorch_accel.ops.conv", exc)
 
 try:
-    from ..ops.pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d
+    from ..ops.pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d, max_pool2d_with_indices
 except ModuleNotFoundError as exc:
     if exc.name != "minitorch_accel.ops.pool":
         raise
     adaptive_avg_pool2d = _missing("adaptive_avg_pool2d", "minitorch_accel.ops.pool", exc)
     avg_pool2d = _missing("avg_pool2d", "minitorch_accel.ops.pool", exc)
     max_pool2d = _missing("max_pool2d", "minitorch_accel.ops.pool", exc)
+    max_pool2d_with_indices = _missing("max_pool2d_with_indices", "minitorch_accel.ops.pool", exc)
 
 
 def _apply(op: Any, input: Tensor, inplace: bool, name: str, saves_input: bool = True) -> Tensor:
@@ -320,6 +351,11 @@ __all__ = [
     "log_softmax",
     "max_pool2d",
     "mse_loss",
+    "multi_margin_loss",
+    "multilabel_margin_loss",
+    "multilabel_soft_margin_loss",
+    "triplet_margin_loss",
+    "triplet_margin_with_distance_loss",
     "nll_loss",
     "relu",
     "softmax",
@@ -381,4 +417,31 @@ __all__ = [
     "upsample",
     "upsample_bilinear",
     "upsample_nearest",
+    "alpha_dropout",
+    "bilinear",
+    "channel_shuffle",
+    "embedding_bag",
+    "feature_alpha_dropout",
+    "glu",
+    "instance_norm",
+    "local_response_norm",
+    "rms_norm",
+    "scaled_dot_product_attention",
+    "adaptive_avg_pool1d",
+    "adaptive_avg_pool3d",
+    "adaptive_max_pool1d",
+    "adaptive_max_pool1d_with_indices",
+    "avg_pool1d",
+    "avg_pool3d",
+    "lp_pool1d",
+    "lp_pool2d",
+    "lp_pool3d",
+    "max_pool1d",
+    "max_pool1d_with_indices",
+    "max_pool2d_with_indices",
+    "max_pool3d",
+    "max_pool3d_with_indices",
+    "max_unpool1d",
+    "max_unpool2d",
+    "max_unpool3d",
 ]

@@ -1,23 +1,46 @@
 """Comparisons: ``==``, ``!=``, ``<``, ``<=``, ``>``, ``>=`` and logical not.
 
 Each gives a bool tensor that carries no gradient (a comparison is not differentiable),
-so they are plain functions on the arrays, not autograd Functions.
+so they are plain functions on the arrays, not autograd Functions. The two sides are
+compared in their :func:`~minitorch_accel.ops.operands.result_type`, as in PyTorch
+(int64 against float32 compares in float32; a Python int out of an integer tensor's
+range wraps around first).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
+
 from ..core.tensor import Tensor
-from .operands import Operand, as_operand
+from .operands import Operand, common_operands, is_number
+
+
+def comparable(value: Any) -> bool:
+    """Whether a Tensor's comparison operators take ``value`` elementwise: a Tensor, a
+    number or a NumPy array. For anything else (a list, None, a string) they return
+    ``NotImplemented``, so that Python falls back to identity, as PyTorch:
+    ``tensor == [1, 2]`` is ``False`` and ``tensor < [1, 2]`` a TypeError.
+    """
+    return isinstance(value, (Tensor, np.ndarray)) or is_number(value)
 
 
 def _compare(ufunc: str, a: Operand, b: Operand) -> Tensor:
-    if not isinstance(a, Tensor):
-        a = as_operand(a, b)
-    b = as_operand(b, a)
-    if a.device is not b.device:
+    for value in (a, b):
+        if not comparable(value):
+            raise TypeError(
+                f"{ufunc}: expected a Tensor or a number, got {type(value).__name__}; "
+                "wrap it with minitorch_accel.tensor(...)"
+            )
+    like = a if isinstance(a, Tensor) else b
+    a = a if isinstance(a, Tensor) or is_number(a) else Tensor(a, device=like.device)
+    b = b if isinstance(b, Tensor) or is_number(b) else Tensor(b, device=like.device)
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and a.device is not b.device:
         raise RuntimeError(
             f"comparison: expected both tensors on one device, got {a.device} and {b.device}"
         )
+    a, b = common_operands(ufunc, (a, b))
     try:
         with a.device.guard():
             result = getattr(a.xp, ufunc)(a.array, b.array)
@@ -27,7 +50,14 @@ def _compare(ufunc: str, a: Operand, b: Operand) -> Tensor:
 
 
 def eq(a: Operand, b: Operand) -> Tensor:
-    """``a == b`` elementwise (a bool tensor, no gradient)."""
+    """``a == b`` elementwise (a bool tensor, no gradient).
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.eq(mta.tensor([16777217]), mta.tensor([16777216.0]))  # compared in float32
+    tensor([ True])
+    """
     return _compare("equal", a, b)
 
 

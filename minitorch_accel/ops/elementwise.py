@@ -10,10 +10,12 @@ How scalars become operands and which dtype two operands share live in
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import numpy as np
 
+from ..core.defaults import get_default_dtype
 from ..core.function import Function, on_input_device
 from ..core.tensor import Tensor
 from .compare import _compare as _compare
@@ -27,10 +29,15 @@ from .compare import ne as ne
 from .operands import Operand as Operand
 from .operands import _binary as _binary
 from .operands import _float_input as _float_input
-from .operands import _promote as _promote
-from .operands import _scalar_dtype as _scalar_dtype
+from .operands import _tensors_or_numbers as _tensors_or_numbers
 from .operands import as_operand as as_operand
+from .operands import can_cast as can_cast
+from .operands import common_operands as common_operands
+from .operands import is_number as is_number
+from .operands import number_as_tensor as number_as_tensor
+from .operands import promote_types as promote_types
 from .operands import result_dtype as result_dtype
+from .operands import result_type as result_type
 
 
 class Add(Function):
@@ -93,12 +100,42 @@ class Neg(Function):
         return -grad
 
 
+def pow_scalar_array(xp: Any, a: Any, exponent: float) -> Any:
+    """``a ** exponent`` for a raw array, computed as PyTorch does: exponent 0 gives 1
+    and 1 a copy; for float32 and float64, 0.5, -0.5 and -1 are ``sqrt``, ``1/sqrt`` and
+    ``1/a`` (so ``(-inf) ** 0.5`` is NaN and ``(-0.0) ** -0.5`` is -inf, where C's
+    ``pow`` gives inf and +inf). Other exponents use ``xp``'s power (PyTorch computes
+    3 and -2 as products, which may differ in the last bit).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> pow_scalar_array(np, np.array([-0.0, 4.0]), 0.5).tolist()
+    [-0.0, 2.0]
+    """
+    if exponent == 0:
+        return xp.ones_like(a)
+    if exponent == 1:
+        return a.copy()
+    if a.dtype in (np.float32, np.float64):
+        if exponent == 0.5:
+            return xp.sqrt(a)
+        if exponent == -0.5:
+            return 1 / xp.sqrt(a)
+        if exponent == -1:
+            return 1 / a
+    return a**exponent
+
+
 class PowScalar(Function):
-    """``a ** exponent`` for a Python number: ``d/da = exponent * a**(exponent-1)``."""
+    """``a ** exponent`` for a Python number: ``d/da = exponent * a**(exponent-1)``,
+    with ``a**(exponent-1)`` computed as the forward is (:func:`pow_scalar_array`), and
+    exactly 0 for exponent 0 (PyTorch's ``pow_backward``).
+    """
 
     def forward(self, a: Any, *, exponent: float) -> Any:
         self.exponent = exponent
-        return a**exponent
+        return pow_scalar_array(self.xp, a, exponent)
 
     def backward(self, grad: Tensor) -> Tensor:
         (a,) = self.inputs
@@ -107,11 +144,15 @@ class PowScalar(Function):
             return masked_grad(grad, self.xp.zeros((), dtype=bool))
         if p == 2:
             return grad * (a * 2.0)
-        return grad * (a ** (p - 1) * p)
+        return grad * (PowScalar.apply(a, exponent=p - 1) * p)
 
 
 class Pow(Function):
-    """``a ** b`` for two tensors: ``d/da = b a**(b-1)``, ``d/db = a**b log(a)``."""
+    """``a ** b`` for two tensors, with PyTorch's gradients (``pow_backward_self``,
+    ``pow_backward_exponent``): ``d/da = b a**(b-1)``, exactly 0 where ``b == 0``;
+    ``d/db = a**b log(a)``, taken as 0 where ``a == 0`` and ``b >= 0`` (a zero base
+    would give NaN or -inf there).
+    """
 
     saves_output = True
 
@@ -120,8 +161,12 @@ class Pow(Function):
 
     def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         a, b = self.inputs
-        grad_a = grad * b * a ** (b - 1) if self.needs_input_grad[0] else None
-        grad_b = grad * self.output() * log(a) if self.needs_input_grad[1] else None
+        grad_a = grad_b = None
+        if self.needs_input_grad[0]:
+            grad_a = masked_grad(grad * (b * a ** (b - 1)), b.array != 0)
+        if self.needs_input_grad[1]:
+            zero_base = (a.array == 0) & (b.array >= 0)
+            grad_b = grad * masked_grad(self.output() * log(a), ~zero_base)
         return grad_a, grad_b
 
 
@@ -320,7 +365,9 @@ def _shared_grads(fn: Maximum | Minimum, grad: Tensor) -> tuple[Tensor, Tensor]:
 
 
 class Clamp(Function):
-    """``a`` limited to ``[low, high]``: the gradient passes inside the range only."""
+    """``a`` limited to ``[low, high]`` (numbers): the gradient passes inside the range
+    only.
+    """
 
     saves_inputs = False  # backward needs no input's values
 
@@ -335,6 +382,67 @@ class Clamp(Function):
 
     def backward(self, grad: Tensor) -> Tensor:
         return masked_grad(grad, self.inside)
+
+
+class ClampTensor(Function):
+    """``min(max(a, low), high)`` with tensor bounds (either may be None), broadcasting;
+    a NaN anywhere gives NaN. PyTorch's gradients (``clamp_backward``,
+    ``clamp_backward_min_max``): ``a`` gets it where ``low <= a <= high``, ``low`` where
+    ``a < low < high``, ``high`` where ``a > high`` or ``high < low`` (then the result
+    is ``high``).
+    """
+
+    saves_inputs = False  # backward needs only the masks
+
+    def forward(self, a: Any, low: Any, high: Any) -> Any:
+        xp = self.xp
+        inside = True
+        out = a
+        if low is not None:
+            inside = a >= low
+            out = xp.maximum(out, low)
+        if high is not None:
+            inside = inside & (a <= high)
+            out = xp.minimum(out, high)
+        self.inside = inside
+        if low is not None:
+            self.to_low = (a < low) & (low < high) if high is not None else a < low
+        if high is not None:
+            self.to_high = (a > high) | (high < low) if low is not None else a > high
+        return out
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, ...]:
+        need_a, need_low, need_high = self.needs_input_grad
+        return (
+            masked_grad(grad, self.inside) if need_a else None,
+            masked_grad(grad, self.to_low) if need_low else None,
+            masked_grad(grad, self.to_high) if need_high else None,
+        )
+
+
+class DivRounded(Function):
+    """``a / b`` rounded toward zero (``"trunc"``) or down (``"floor"``, Python's
+    ``//``); its gradient is 0 for both inputs, as PyTorch's.
+    """
+
+    saves_inputs = False  # the gradient is zero
+
+    def forward(self, a: Any, b: Any, *, rounding_mode: str) -> Any:
+        xp = self.xp
+        if a.dtype.kind in "iu":
+            if bool((b == 0).any()):
+                raise ZeroDivisionError("div: integer division by zero")
+            quotient = xp.floor_divide(a, b)
+            if rounding_mode == "trunc":  # floor rounds a negative quotient down: undo it
+                quotient = quotient + ((quotient * b != a) & ((a < 0) != (b < 0)))
+            return quotient.astype(a.dtype, copy=False)
+        if rounding_mode == "floor":
+            return xp.floor_divide(a, b)
+        return xp.trunc(a / b)
+
+    def backward(self, grad: Tensor) -> tuple[Tensor, Tensor]:
+        zero = masked_grad(grad, self.xp.zeros((), dtype=bool))
+        return zero, zero
 
 
 class Where(Function):
@@ -383,14 +491,36 @@ def masked_grad(grad: Tensor, keep: Any) -> Tensor:
 
 
 # ------------------------------------------------------------------ the functional API
-def add(a: Operand, b: Operand) -> Tensor:
-    """``a + b``, broadcasting."""
-    return _binary(Add, a, b)
+def _scaled(name: str, a: Operand, b: Operand, alpha: Any) -> Operand:
+    """``alpha * b`` for :func:`add` and :func:`sub` (PyTorch refuses a float ``alpha``
+    for integer operands).
+    """
+    if alpha == 1 and not isinstance(alpha, float):
+        return b
+    integral = result_type(*[v for v in (a, b) if isinstance(v, Tensor) or is_number(v)])
+    if integral.kind in "biu" and isinstance(alpha, (float, np.floating)):
+        raise TypeError(
+            f"{name}: alpha={alpha} is a float, but the operands are {integral}; give an int "
+            "alpha, or convert the operands first with .float()"
+        )
+    return b * alpha
 
 
-def sub(a: Operand, b: Operand) -> Tensor:
-    """``a - b``, broadcasting."""
-    return _binary(Sub, a, b)
+def add(a: Operand, b: Operand, *, alpha: Any = 1) -> Tensor:
+    """``a + alpha * b``, broadcasting.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.add(mta.tensor([1.0, 2.0]), mta.tensor([1.0, 1.0]), alpha=3)
+    tensor([4., 5.])
+    """
+    return _binary(Add, a, _scaled("add", a, b, alpha))
+
+
+def sub(a: Operand, b: Operand, *, alpha: Any = 1) -> Tensor:
+    """``a - alpha * b``, broadcasting."""
+    return _binary(Sub, a, _scaled("sub", a, b, alpha))
 
 
 def mul(a: Operand, b: Operand) -> Tensor:
@@ -398,13 +528,35 @@ def mul(a: Operand, b: Operand) -> Tensor:
     return _binary(Mul, a, b)
 
 
-def div(a: Operand, b: Operand) -> Tensor:
-    """``a / b`` (true division: integers give float32), broadcasting."""
-    if isinstance(a, Tensor) and a.dtype.kind != "f":
-        a = a.to(dtype=np.float32)
-    if isinstance(b, Tensor) and b.dtype.kind != "f":
-        b = b.to(dtype=np.float32)
-    return _binary(Div, a, b)
+def div(a: Operand, b: Operand, *, rounding_mode: str | None = None) -> Tensor:
+    """``a / b``, broadcasting, as PyTorch's ``div``.
+
+    ``rounding_mode=None`` is true division (integers give the default float dtype);
+    ``"trunc"`` rounds the quotient toward zero and ``"floor"`` down (Python's ``//``),
+    both keeping the operands' :func:`result_type` (integers stay integers, and an
+    integer division by zero raises ZeroDivisionError); their gradient is 0.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> a = mta.tensor([7, -7])
+    >>> mta.div(a, 2), mta.div(a, 2, rounding_mode="floor"), mta.div(a, 2, rounding_mode="trunc")
+    (tensor([ 3.5, -3.5]), tensor([ 3, -4]), tensor([ 3, -3]))
+    """
+    a, b = _tensors_or_numbers(a, b)
+    if rounding_mode is None:
+        dtype = result_type(a, b)
+        if dtype.kind != "f":
+            dtype = get_default_dtype()
+        return _binary(Div, *common_operands("div", (a, b), dtype))
+    if rounding_mode not in ("trunc", "floor"):
+        raise ValueError(
+            f"div: rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}"
+        )
+    a, b = common_operands("div", (a, b))
+    if a.dtype.kind == "b":
+        raise TypeError(f"div: rounding_mode={rounding_mode!r} is not defined for bool tensors")
+    return DivRounded.apply(a, b, rounding_mode=rounding_mode)
 
 
 def neg(a: Tensor) -> Tensor:
@@ -415,12 +567,24 @@ def neg(a: Tensor) -> Tensor:
 def pow(a: Operand, exponent: Operand) -> Tensor:
     """``a ** exponent``; the exponent may be a number or a tensor.
 
-    An integer tensor stays integer for non-negative integer exponents; a fractional or
-    negative exponent makes it float32 (NumPy would refuse or give float64).
+    The result dtype is PyTorch's :func:`result_type` (``bool ** 2`` is int64, an
+    integer tensor stays integer for a non-negative int exponent). Differs from
+    PyTorch: a negative int exponent of an integer tensor gives the default float
+    dtype (PyTorch raises). Gradients are PyTorch's, zero base included (see
+    :class:`Pow`).
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.tensor([True, False]) ** 2
+    tensor([1, 0])
     """
-    if isinstance(a, Tensor) and isinstance(exponent, (int, float)):
-        if a.dtype.kind != "f" and (isinstance(exponent, float) or exponent < 0):
-            a = a.to(dtype=np.float32)
+    if isinstance(a, Tensor) and is_number(exponent):
+        dtype = result_type(a, exponent)
+        if dtype.kind != "f" and exponent < 0:
+            dtype = get_default_dtype()
+        if a.dtype != dtype:
+            a = a.to(dtype=dtype)
         return PowScalar.apply(a, exponent=exponent)
     return _binary(Pow, a, exponent)
 
@@ -470,29 +634,59 @@ def minimum(a: Operand, b: Operand) -> Tensor:
     return _binary(Minimum, a, b)
 
 
-def clamp(a: Tensor, min: float | None = None, max: float | None = None) -> Tensor:
-    """Limit values to ``[min, max]``; the gradient is zero outside."""
+def clamp(a: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    """Limit values to ``[min, max]``; the gradient is zero outside.
+
+    ``min`` and ``max`` are both numbers or both tensors (broadcasting against ``a``;
+    then each bound gets the gradient where it was chosen, as in PyTorch). Where
+    ``min > max`` the result is ``max``. The result dtype is :func:`result_type` of
+    ``a`` and the bounds.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> x = mta.tensor([-2.0, 0.0, 2.0])
+    >>> x.clamp(-1.0, 1.0), x.clamp(mta.tensor([-1.0, 1.0, 1.0]), mta.tensor([0.0, 2.0, 1.5]))
+    (tensor([-1.,  0.,  1.]), tensor([-1. ,  1. ,  1.5]))
+    """
     if min is None and max is None:
         raise ValueError("clamp: give at least one of min and max")
-    if a.dtype.kind != "f" and (isinstance(min, float) or isinstance(max, float)):
-        a = a.to(dtype=np.float32)  # float bounds make an integer tensor float32, not float64
+    bounds = [v for v in (min, max) if v is not None]
+    if builtins.all(isinstance(v, Tensor) for v in bounds):
+        a, *given = common_operands("clamp", (a, *bounds))
+        low = given.pop(0) if min is not None else None
+        high = given.pop(0) if max is not None else None
+        return ClampTensor.apply(a, low, high)
+    if not builtins.all(is_number(v) for v in bounds):
+        kinds = ", ".join(f"{n}={type(v).__name__}" for n, v in (("min", min), ("max", max)))
+        raise TypeError(
+            f"clamp: min and max must both be numbers or both be Tensors (or None), got {kinds}"
+        )
+    dtype = result_type(a, *bounds)
+    if a.dtype != dtype:
+        a = a.to(dtype=dtype)  # float bounds make an integer tensor the default float dtype
     return Clamp.apply(a, low=min, high=max)
 
 
 @on_input_device
 def where(condition: Tensor, a: Operand, b: Operand) -> Tensor:
-    """``a`` where ``condition`` is true, else ``b``, broadcasting all three."""
+    """``a`` where ``condition`` is true, else ``b``, broadcasting all three; the
+    result dtype is :func:`result_type` of ``a`` and ``b`` (numbers count as in
+    PyTorch: ``where(c, 1, 0)`` is int64, ``where(c, 1.0, 0)`` the default float dtype).
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.where(mta.tensor([True, False]), 1, 0)
+    tensor([1, 0])
+    """
     if condition.dtype != np.bool_:
         raise TypeError(f"where: condition must be a bool tensor, got {condition.dtype}")
-    ref = a if isinstance(a, Tensor) else b if isinstance(b, Tensor) else None
-    if ref is None:
-        ref = Tensor._make(
-            condition.xp.asarray(1.0, dtype=np.float32), condition.device, False, None
-        )
-    a, b = as_operand(a, ref), as_operand(b, ref)
-    if a.dtype is not b.dtype and a.dtype != b.dtype:  # equal dtypes may be two objects
-        common = result_dtype(a.dtype, b.dtype)
-        a, b = a.to(dtype=common), b.to(dtype=common)
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        dtype = result_type(condition.detach(), a, b)  # the numbers' dtype (condition is bool)
+        a, b = number_as_tensor(a, dtype, condition), number_as_tensor(b, dtype, condition)
+    else:
+        a, b = common_operands("where", _tensors_or_numbers(a, b))
     try:
         return Where.apply(condition, a, b)
     except ValueError:

@@ -16,13 +16,21 @@ import numpy as np
 
 from ..core.grad_mode import is_grad_enabled
 from ..core.tensor import Tensor
+from . import bitwise as _bit
 from . import compare as _compare
 from . import elementwise as _E
 from . import index as _index
+from . import index_more as _IM
+from . import linalg as _LA
+from . import math_more as _mm
 from . import matmul as _M
+from . import products as _P
 from . import reduce as _R
+from . import reduce_more as _RM
 from . import scan as _scan
+from . import set_ops as _set
 from . import shape as _S
+from . import shape_more as _SM
 from . import sort as _sort
 from . import split as _split
 from . import unary as _unary
@@ -72,21 +80,21 @@ class TensorMethods:
         return _compare.ge(self, other)
 
     # ------------------------------------------------------------ arithmetic and math
-    def add(self: Any, other: Any, alpha: builtins.float = 1) -> Tensor:
-        """``self + alpha * other``."""
-        return self + (other * alpha if alpha != 1 else other)  # type: ignore[no-any-return]
+    def add(self: Any, other: Any, alpha: Any = 1) -> Tensor:
+        """``self + alpha * other`` (see :func:`minitorch_accel.add`)."""
+        return _E.add(self, other, alpha=alpha)
 
-    def sub(self: Any, other: Any, alpha: builtins.float = 1) -> Tensor:
-        """``self - alpha * other``."""
-        return self - (other * alpha if alpha != 1 else other)  # type: ignore[no-any-return]
+    def sub(self: Any, other: Any, alpha: Any = 1) -> Tensor:
+        """``self - alpha * other`` (see :func:`minitorch_accel.sub`)."""
+        return _E.sub(self, other, alpha=alpha)
 
     def mul(self: Any, other: Any) -> Tensor:
         """``self * other``."""
         return self * other  # type: ignore[no-any-return]
 
-    def div(self: Any, other: Any) -> Tensor:
-        """``self / other``."""
-        return self / other  # type: ignore[no-any-return]
+    def div(self: Any, other: Any, *, rounding_mode: builtins.str | None = None) -> Tensor:
+        """``self / other`` (see :func:`minitorch_accel.div`)."""
+        return _E.div(self, other, rounding_mode=rounding_mode)
 
     def pow(self: Any, exponent: Any) -> Tensor:
         """``self ** exponent`` (see :func:`minitorch_accel.pow`)."""
@@ -114,7 +122,274 @@ class TensorMethods:
 
     def sign(self: Any) -> Tensor:
         """See :func:`minitorch_accel.sign`."""
-        return _unary.sign(self)
+        return _mm.sign(self)
+
+    # elementwise math of ops/math_more.py and ops/bitwise.py
+    def floor(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.floor`."""
+        return _mm.floor(self)
+
+    def ceil(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.ceil`."""
+        return _mm.ceil(self)
+
+    def round(self: Any, decimals: builtins.int = 0) -> Tensor:
+        """See :func:`minitorch_accel.round`."""
+        return _mm.round(self, decimals=decimals)
+
+    def trunc(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.trunc`."""
+        return _mm.trunc(self)
+
+    def fix(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.fix`."""
+        return _mm.fix(self)
+
+    def frac(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.frac`."""
+        return _mm.frac(self)
+
+    def sgn(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.sgn`."""
+        return _mm.sgn(self)
+
+    def signbit(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.signbit`."""
+        return _mm.signbit(self)
+
+    def copysign(self: Any, other: Any) -> Tensor:
+        """See :func:`minitorch_accel.copysign`."""
+        return _mm.copysign(self, other)
+
+    def positive(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.positive`."""
+        return _mm.positive(self)
+
+    def square(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.square`."""
+        return _mm.square(self)
+
+    def reciprocal(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.reciprocal`."""
+        return _mm.reciprocal(self)
+
+    def log2(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.log2`."""
+        return _mm.log2(self)
+
+    def log10(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.log10`."""
+        return _mm.log10(self)
+
+    def expm1(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.expm1`."""
+        return _mm.expm1(self)
+
+    def exp2(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.exp2`."""
+        return _mm.exp2(self)
+
+    def sinh(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.sinh`."""
+        return _mm.sinh(self)
+
+    def cosh(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.cosh`."""
+        return _mm.cosh(self)
+
+    def asin(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.asin`."""
+        return _mm.asin(self)
+
+    def acos(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.acos`."""
+        return _mm.acos(self)
+
+    def atan(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.atan`."""
+        return _mm.atan(self)
+
+    def asinh(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.asinh`."""
+        return _mm.asinh(self)
+
+    def acosh(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.acosh`."""
+        return _mm.acosh(self)
+
+    def atanh(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.atanh`."""
+        return _mm.atanh(self)
+
+    def atan2(self: Any, other: Any) -> Tensor:
+        """See :func:`minitorch_accel.atan2`."""
+        return _mm.atan2(self, other)
+
+    def arctan2(self: Any, other: Any) -> Tensor:
+        """See :func:`minitorch_accel.atan2`."""
+        return _mm.atan2(self, other)
+
+    def hypot(self: Any, other: Tensor) -> Tensor:
+        """See :func:`minitorch_accel.hypot`."""
+        return _mm.hypot(self, other)
+
+    def erf(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.erf`."""
+        return _mm.erf(self)
+
+    def erfc(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.erfc`."""
+        return _mm.erfc(self)
+
+    def erfinv(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.erfinv`."""
+        return _mm.erfinv(self)
+
+    def lerp(self: Any, end: Tensor, weight: Any) -> Tensor:
+        """See :func:`minitorch_accel.lerp`."""
+        return _mm.lerp(self, end, weight)
+
+    def logaddexp(self: Any, other: Tensor) -> Tensor:
+        """See :func:`minitorch_accel.logaddexp`."""
+        return _mm.logaddexp(self, other)
+
+    def logaddexp2(self: Any, other: Tensor) -> Tensor:
+        """See :func:`minitorch_accel.logaddexp2`."""
+        return _mm.logaddexp2(self, other)
+
+    def logit(self: Any, eps: builtins.float | None = None) -> Tensor:
+        """See :func:`minitorch_accel.logit`."""
+        return _mm.logit(self, eps)
+
+    def xlogy(self: Any, other: Any) -> Tensor:
+        """See :func:`minitorch_accel.xlogy`."""
+        return _mm.xlogy(self, other)
+
+    def heaviside(self: Any, values: Tensor) -> Tensor:
+        """See :func:`minitorch_accel.heaviside`."""
+        return _mm.heaviside(self, values)
+
+    def clamp_min(self: Any, min: Any) -> Tensor:
+        """See :func:`minitorch_accel.clamp_min`."""
+        return _mm.clamp_min(self, min)
+
+    def clamp_max(self: Any, max: Any) -> Tensor:
+        """See :func:`minitorch_accel.clamp_max`."""
+        return _mm.clamp_max(self, max)
+
+    def float_power(self: Any, exponent: Any) -> Tensor:
+        """See :func:`minitorch_accel.float_power`."""
+        return _mm.float_power(self, exponent)
+
+    def true_divide(self: Any, other: Any) -> Tensor:
+        """See :func:`minitorch_accel.true_divide`."""
+        return _mm.true_divide(self, other)
+
+    def nan_to_num(
+        self: Any, nan: builtins.float = 0.0, posinf: Any = None, neginf: Any = None
+    ) -> Tensor:
+        """See :func:`minitorch_accel.nan_to_num`."""
+        return _mm.nan_to_num(self, nan, posinf, neginf)
+
+    def floor_divide(self: Any, other: Any) -> Tensor:
+        """See :func:`minitorch_accel.floor_divide`."""
+        return _bit.floor_divide(self, other)
+
+    def remainder(self: Any, other: Any) -> Tensor:
+        """See :func:`minitorch_accel.remainder`."""
+        return _bit.remainder(self, other)
+
+    def fmod(self: Any, other: Any) -> Tensor:
+        """See :func:`minitorch_accel.fmod`."""
+        return _bit.fmod(self, other)
+
+    def bitwise_and(self: Any, other: Any) -> Tensor:
+        """See :func:`minitorch_accel.bitwise_and`."""
+        return _bit.bitwise_and(self, other)
+
+    def bitwise_or(self: Any, other: Any) -> Tensor:
+        """See :func:`minitorch_accel.bitwise_or`."""
+        return _bit.bitwise_or(self, other)
+
+    def bitwise_xor(self: Any, other: Any) -> Tensor:
+        """See :func:`minitorch_accel.bitwise_xor`."""
+        return _bit.bitwise_xor(self, other)
+
+    def bitwise_not(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.bitwise_not`."""
+        return _bit.bitwise_not(self)
+
+    def bitwise_left_shift(self: Any, other: Any) -> Tensor:
+        """See :func:`minitorch_accel.bitwise_left_shift`."""
+        return _bit.bitwise_left_shift(self, other)
+
+    def bitwise_right_shift(self: Any, other: Any) -> Tensor:
+        """See :func:`minitorch_accel.bitwise_right_shift`."""
+        return _bit.bitwise_right_shift(self, other)
+
+    def logical_and(self: Any, other: Tensor) -> Tensor:
+        """See :func:`minitorch_accel.logical_and`."""
+        return _bit.logical_and(self, other)
+
+    def logical_or(self: Any, other: Tensor) -> Tensor:
+        """See :func:`minitorch_accel.logical_or`."""
+        return _bit.logical_or(self, other)
+
+    def logical_xor(self: Any, other: Tensor) -> Tensor:
+        """See :func:`minitorch_accel.logical_xor`."""
+        return _bit.logical_xor(self, other)
+
+    def logical_not(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.logical_not`."""
+        return _bit.logical_not(self)
+
+    def isnan(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.isnan`."""
+        return _bit.isnan(self)
+
+    def isinf(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.isinf`."""
+        return _bit.isinf(self)
+
+    def isfinite(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.isfinite`."""
+        return _bit.isfinite(self)
+
+    def isposinf(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.isposinf`."""
+        return _bit.isposinf(self)
+
+    def isneginf(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.isneginf`."""
+        return _bit.isneginf(self)
+
+    def isreal(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.isreal`."""
+        return _bit.isreal(self)
+
+    def isclose(
+        self: Any,
+        other: Tensor,
+        rtol: builtins.float = 1e-05,
+        atol: builtins.float = 1e-08,
+        equal_nan: builtins.bool = False,
+    ) -> Tensor:
+        """See :func:`minitorch_accel.isclose`."""
+        return _bit.isclose(self, other, rtol, atol, equal_nan)
+
+    def allclose(
+        self: Any,
+        other: Tensor,
+        rtol: builtins.float = 1e-05,
+        atol: builtins.float = 1e-08,
+        equal_nan: builtins.bool = False,
+    ) -> builtins.bool:
+        """See :func:`minitorch_accel.allclose`."""
+        return _bit.allclose(self, other, rtol, atol, equal_nan)
+
+    def equal(self: Any, other: Tensor) -> builtins.bool:
+        """See :func:`minitorch_accel.equal`."""
+        return _bit.equal(self, other)
 
     def clip(self: Any, min: Any = None, max: Any = None) -> Tensor:
         """Same as :meth:`clamp`."""
@@ -131,6 +406,36 @@ class TensorMethods:
     def cumprod(self: Any, dim: builtins.int, dtype: Any = None) -> Tensor:
         """See :func:`minitorch_accel.cumprod`."""
         return _scan.cumprod(self, dim, dtype)
+
+    def cumsum_(self: Any, dim: builtins.int, dtype: Any = None) -> Tensor:
+        """:meth:`cumsum` in place."""
+        return write_in_place(self, lambda t: _scan.cumsum(t, dim, dtype), "cumsum_")
+
+    def cumprod_(self: Any, dim: builtins.int, dtype: Any = None) -> Tensor:
+        """:meth:`cumprod` in place."""
+        return write_in_place(self, lambda t: _scan.cumprod(t, dim, dtype), "cumprod_")
+
+    def logcumsumexp(self: Any, dim: builtins.int) -> Tensor:
+        """See :func:`minitorch_accel.logcumsumexp`."""
+        return _RM.logcumsumexp(self, dim)
+
+    def cummax(self: Any, dim: builtins.int) -> Any:
+        """See :func:`minitorch_accel.cummax`: named ``(values, indices)``."""
+        return _RM.cummax(self, dim)
+
+    def cummin(self: Any, dim: builtins.int) -> Any:
+        """See :func:`minitorch_accel.cummin`: named ``(values, indices)``."""
+        return _RM.cummin(self, dim)
+
+    def diff(
+        self: Any,
+        n: builtins.int = 1,
+        dim: builtins.int = -1,
+        prepend: Tensor | None = None,
+        append: Tensor | None = None,
+    ) -> Tensor:
+        """See :func:`minitorch_accel.diff`."""
+        return _RM.diff(self, n, dim, prepend, append)
 
     # ------------------------------------------------------------ shape
     def view_as(self: Any, other: Tensor) -> Tensor:
@@ -183,10 +488,16 @@ class TensorMethods:
         return _index.gather(self, dim, index)
 
     def scatter(
-        self: Any, dim: builtins.int, index: Tensor, src: Any = None, value: Any = None
+        self: Any,
+        dim: builtins.int,
+        index: Tensor,
+        src: Any = None,
+        value: Any = None,
+        *,
+        reduce: builtins.str | None = None,
     ) -> Tensor:
         """See :func:`minitorch_accel.scatter` (``src`` a tensor, or ``value`` a number)."""
-        return _index.scatter(self, dim, index, value if src is None else src)
+        return _index.scatter(self, dim, index, value if src is None else src, reduce)
 
     def index_select(self: Any, dim: builtins.int, index: Tensor) -> Tensor:
         """See :func:`minitorch_accel.index_select`."""
@@ -195,6 +506,138 @@ class TensorMethods:
     def masked_fill(self: Any, mask: Tensor, value: Any) -> Tensor:
         """See :func:`minitorch_accel.masked_fill`."""
         return _index.masked_fill(self, mask, value)
+
+    def scatter_add(self: Any, dim: builtins.int, index: Tensor, src: Tensor) -> Tensor:
+        """See :func:`minitorch_accel.scatter_add`."""
+        return _IM.scatter_add(self, dim, index, src)
+
+    def scatter_reduce(
+        self: Any,
+        dim: builtins.int,
+        index: Tensor,
+        src: Tensor,
+        reduce: builtins.str,
+        *,
+        include_self: builtins.bool = True,
+    ) -> Tensor:
+        """See :func:`minitorch_accel.scatter_reduce`."""
+        return _IM.scatter_reduce(self, dim, index, src, reduce, include_self=include_self)
+
+    def index_add(
+        self: Any, dim: builtins.int, index: Tensor, source: Tensor, *, alpha: Any = 1
+    ) -> Tensor:
+        """See :func:`minitorch_accel.index_add`."""
+        return _IM.index_add(self, dim, index, source, alpha=alpha)
+
+    def index_fill(self: Any, dim: builtins.int, index: Tensor, value: Any) -> Tensor:
+        """See :func:`minitorch_accel.index_fill`."""
+        return _IM.index_fill(self, dim, index, value)
+
+    def index_copy(self: Any, dim: builtins.int, index: Tensor, source: Tensor) -> Tensor:
+        """See :func:`minitorch_accel.index_copy`."""
+        return _IM.index_copy(self, dim, index, source)
+
+    def index_put(
+        self: Any, indices: Any, values: Any, accumulate: builtins.bool = False
+    ) -> Tensor:
+        """See :func:`minitorch_accel.index_put`."""
+        return _IM.index_put(self, indices, values, accumulate)
+
+    def take(self: Any, index: Tensor) -> Tensor:
+        """See :func:`minitorch_accel.take`."""
+        return _IM.take(self, index)
+
+    def take_along_dim(self: Any, indices: Tensor, dim: builtins.int | None = None) -> Tensor:
+        """See :func:`minitorch_accel.take_along_dim`."""
+        return _IM.take_along_dim(self, indices, dim)
+
+    def masked_select(self: Any, mask: Tensor) -> Tensor:
+        """See :func:`minitorch_accel.masked_select`."""
+        return _IM.masked_select(self, mask)
+
+    def masked_scatter(self: Any, mask: Tensor, source: Tensor) -> Tensor:
+        """See :func:`minitorch_accel.masked_scatter`."""
+        return _IM.masked_scatter(self, mask, source)
+
+    def nonzero(self: Any, *, as_tuple: builtins.bool = False) -> Any:
+        """See :func:`minitorch_accel.nonzero`."""
+        return _IM.nonzero(self, as_tuple=as_tuple)
+
+    def argwhere(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.argwhere`."""
+        return _IM.argwhere(self)
+
+    def repeat_interleave(
+        self: Any, repeats: Any = None, dim: builtins.int | None = None, *, output_size: Any = None
+    ) -> Tensor:
+        """See :func:`minitorch_accel.repeat_interleave`."""
+        return _IM.repeat_interleave(self, repeats, dim, output_size=output_size)
+
+    def unique(
+        self: Any,
+        sorted: builtins.bool = True,
+        return_inverse: builtins.bool = False,
+        return_counts: builtins.bool = False,
+        dim: builtins.int | None = None,
+    ) -> Any:
+        """See :func:`minitorch_accel.unique`."""
+        return _set.unique(self, sorted, return_inverse, return_counts, dim)
+
+    def unique_consecutive(
+        self: Any,
+        return_inverse: builtins.bool = False,
+        return_counts: builtins.bool = False,
+        dim: builtins.int | None = None,
+    ) -> Any:
+        """See :func:`minitorch_accel.unique_consecutive`."""
+        return _set.unique_consecutive(self, return_inverse, return_counts, dim)
+
+    def bincount(self: Any, weights: Tensor | None = None, minlength: builtins.int = 0) -> Tensor:
+        """See :func:`minitorch_accel.bincount`."""
+        return _set.bincount(self, weights, minlength)
+
+    def histc(
+        self: Any, bins: builtins.int = 100, min: builtins.float = 0, max: builtins.float = 0
+    ) -> Tensor:
+        """See :func:`minitorch_accel.histc`."""
+        return _set.histc(self, bins, min, max)
+
+    # ------------------------------------------------------------ new tensors like this one
+    def new_tensor(
+        self: Any, data: Any, dtype: Any = None, device: Any = None, requires_grad: Any = False
+    ) -> Tensor:
+        """A new leaf tensor of ``data``, with this tensor's dtype and device by default."""
+        return _SM.new_tensor(self, data, dtype, device, requires_grad)
+
+    def new_zeros(
+        self: Any, *size: Any, dtype: Any = None, device: Any = None, requires_grad: Any = False
+    ) -> Tensor:
+        """Zeros of ``size``, with this tensor's dtype and device by default."""
+        return _SM.new_full(self, size, 0, dtype, device, requires_grad)
+
+    def new_ones(
+        self: Any, *size: Any, dtype: Any = None, device: Any = None, requires_grad: Any = False
+    ) -> Tensor:
+        """Ones of ``size``, with this tensor's dtype and device by default."""
+        return _SM.new_full(self, size, 1, dtype, device, requires_grad)
+
+    def new_empty(
+        self: Any, *size: Any, dtype: Any = None, device: Any = None, requires_grad: Any = False
+    ) -> Tensor:
+        """An uninitialised tensor of ``size`` (zeros here), this tensor's dtype and device."""
+        return _SM.new_full(self, size, 0, dtype, device, requires_grad)
+
+    def new_full(
+        self: Any,
+        size: Any,
+        fill_value: Any,
+        *,
+        dtype: Any = None,
+        device: Any = None,
+        requires_grad: Any = False,
+    ) -> Tensor:
+        """``fill_value`` in ``size``, with this tensor's dtype and device by default."""
+        return _SM.new_full(self, (size,), fill_value, dtype, device, requires_grad)
 
     # ------------------------------------------------------------ sorting and selection
     def sort(
@@ -239,6 +682,34 @@ class TensorMethods:
         """See :func:`minitorch_accel.mode`: named ``(values, indices)``."""
         return _sort.mode(self, dim, keepdim)
 
+    def nanmedian(
+        self: Any, dim: builtins.int | None = None, keepdim: builtins.bool = False
+    ) -> Any:
+        """See :func:`minitorch_accel.nanmedian`: a tensor, or ``(values, indices)``."""
+        return _RM.nanmedian(self, dim, keepdim)
+
+    def quantile(
+        self: Any,
+        q: Any,
+        dim: builtins.int | None = None,
+        keepdim: builtins.bool = False,
+        *,
+        interpolation: str = "linear",
+    ) -> Tensor:
+        """See :func:`minitorch_accel.quantile`."""
+        return _RM.quantile(self, q, dim, keepdim, interpolation=interpolation)
+
+    def nanquantile(
+        self: Any,
+        q: Any,
+        dim: builtins.int | None = None,
+        keepdim: builtins.bool = False,
+        *,
+        interpolation: str = "linear",
+    ) -> Tensor:
+        """See :func:`minitorch_accel.nanquantile`."""
+        return _RM.nanquantile(self, q, dim, keepdim, interpolation=interpolation)
+
     # ------------------------------------------------------------ dtypes
     def int(self: Any) -> Tensor:
         """This tensor as int32."""
@@ -247,6 +718,18 @@ class TensorMethods:
     def bool(self: Any) -> Tensor:
         """This tensor as bool."""
         return self.to(dtype=np.bool_)  # type: ignore[no-any-return]
+
+    def short(self: Any) -> Tensor:
+        """This tensor as int16."""
+        return self.to(dtype=np.int16)  # type: ignore[no-any-return]
+
+    def char(self: Any) -> Tensor:
+        """This tensor as int8."""
+        return self.to(dtype=np.int8)  # type: ignore[no-any-return]
+
+    def byte(self: Any) -> Tensor:
+        """This tensor as uint8."""
+        return self.to(dtype=np.uint8)  # type: ignore[no-any-return]
 
     def bfloat16(self: Any) -> Tensor:
         """Not available: NumPy and CuPy have no bfloat16 arrays; raises a TypeError
@@ -283,6 +766,219 @@ class TensorMethods:
         """Same as :meth:`clamp_`."""
         return write_in_place(self, lambda t: t.clamp(min, max), "clip_", saves_input=False)
 
+    # elementwise math of ops/math_more.py and ops/bitwise.py, in place
+    def floor_(self: Any) -> Tensor:
+        """:meth:`floor` in place."""
+        return write_in_place(self, _mm.floor, "floor_", saves_input=False)
+
+    def ceil_(self: Any) -> Tensor:
+        """:meth:`ceil` in place."""
+        return write_in_place(self, _mm.ceil, "ceil_", saves_input=False)
+
+    def round_(self: Any, decimals: builtins.int = 0) -> Tensor:
+        """:meth:`round` in place."""
+        return write_in_place(self, lambda t: _mm.round(t, decimals), "round_", saves_input=False)
+
+    def trunc_(self: Any) -> Tensor:
+        """:meth:`trunc` in place."""
+        return write_in_place(self, _mm.trunc, "trunc_", saves_input=False)
+
+    def fix_(self: Any) -> Tensor:
+        """:meth:`fix` in place."""
+        return write_in_place(self, _mm.fix, "fix_", saves_input=False)
+
+    def frac_(self: Any) -> Tensor:
+        """:meth:`frac` in place."""
+        return write_in_place(self, _mm.frac, "frac_", saves_input=False)
+
+    def sign_(self: Any) -> Tensor:
+        """:meth:`sign` in place."""
+        return write_in_place(self, _mm.sign, "sign_", saves_input=False)
+
+    def sgn_(self: Any) -> Tensor:
+        """:meth:`sgn` in place."""
+        return write_in_place(self, _mm.sgn, "sgn_", saves_input=False)
+
+    def square_(self: Any) -> Tensor:
+        """:meth:`square` in place."""
+        return write_in_place(self, _mm.square, "square_")
+
+    def reciprocal_(self: Any) -> Tensor:
+        """:meth:`reciprocal` in place."""
+        return write_in_place(self, _mm.reciprocal, "reciprocal_", saves_input=False)
+
+    def log2_(self: Any) -> Tensor:
+        """:meth:`log2` in place."""
+        return write_in_place(self, _mm.log2, "log2_")
+
+    def log10_(self: Any) -> Tensor:
+        """:meth:`log10` in place."""
+        return write_in_place(self, _mm.log10, "log10_")
+
+    def expm1_(self: Any) -> Tensor:
+        """:meth:`expm1` in place."""
+        return write_in_place(self, _mm.expm1, "expm1_", saves_input=False)
+
+    def exp2_(self: Any) -> Tensor:
+        """:meth:`exp2` in place."""
+        return write_in_place(self, _mm.exp2, "exp2_", saves_input=False)
+
+    def sinh_(self: Any) -> Tensor:
+        """:meth:`sinh` in place."""
+        return write_in_place(self, _mm.sinh, "sinh_")
+
+    def cosh_(self: Any) -> Tensor:
+        """:meth:`cosh` in place."""
+        return write_in_place(self, _mm.cosh, "cosh_")
+
+    def asin_(self: Any) -> Tensor:
+        """:meth:`asin` in place."""
+        return write_in_place(self, _mm.asin, "asin_")
+
+    def acos_(self: Any) -> Tensor:
+        """:meth:`acos` in place."""
+        return write_in_place(self, _mm.acos, "acos_")
+
+    def atan_(self: Any) -> Tensor:
+        """:meth:`atan` in place."""
+        return write_in_place(self, _mm.atan, "atan_")
+
+    def asinh_(self: Any) -> Tensor:
+        """:meth:`asinh` in place."""
+        return write_in_place(self, _mm.asinh, "asinh_")
+
+    def acosh_(self: Any) -> Tensor:
+        """:meth:`acosh` in place."""
+        return write_in_place(self, _mm.acosh, "acosh_")
+
+    def atanh_(self: Any) -> Tensor:
+        """:meth:`atanh` in place."""
+        return write_in_place(self, _mm.atanh, "atanh_")
+
+    def erfc_(self: Any) -> Tensor:
+        """:meth:`erfc` in place."""
+        return write_in_place(self, _mm.erfc, "erfc_")
+
+    def erfinv_(self: Any) -> Tensor:
+        """:meth:`erfinv` in place."""
+        return write_in_place(self, _mm.erfinv, "erfinv_", saves_input=False)
+
+    def logit_(self: Any, eps: builtins.float | None = None) -> Tensor:
+        """:meth:`logit` in place."""
+        return write_in_place(self, lambda t: _mm.logit(t, eps), "logit_")
+
+    def nan_to_num_(
+        self: Any, nan: builtins.float = 0.0, posinf: Any = None, neginf: Any = None
+    ) -> Tensor:
+        """:meth:`nan_to_num` in place."""
+        fill = lambda t: _mm.nan_to_num(t, nan, posinf, neginf)  # noqa: E731
+        return write_in_place(self, fill, "nan_to_num_", saves_input=False)
+
+    def clamp_min_(self: Any, min: Any) -> Tensor:
+        """:meth:`clamp_min` in place."""
+        return write_in_place(
+            self, lambda t: _mm.clamp_min(t, min), "clamp_min_", saves_input=False
+        )
+
+    def clamp_max_(self: Any, max: Any) -> Tensor:
+        """:meth:`clamp_max` in place."""
+        return write_in_place(
+            self, lambda t: _mm.clamp_max(t, max), "clamp_max_", saves_input=False
+        )
+
+    def copysign_(self: Any, other: Any) -> Tensor:
+        """:meth:`copysign` in place."""
+        return write_in_place(
+            self, lambda t: _mm.copysign(t, other), "copysign_", saves_input=False
+        )
+
+    def atan2_(self: Any, other: Any) -> Tensor:
+        """:meth:`atan2` in place."""
+        return write_in_place(self, lambda t: _mm.atan2(t, other), "atan2_")
+
+    def arctan2_(self: Any, other: Any) -> Tensor:
+        """:meth:`atan2` in place."""
+        return write_in_place(self, lambda t: _mm.atan2(t, other), "arctan2_")
+
+    def hypot_(self: Any, other: Tensor) -> Tensor:
+        """:meth:`hypot` in place."""
+        return write_in_place(self, lambda t: _mm.hypot(t, other), "hypot_")
+
+    def lerp_(self: Any, end: Tensor, weight: Any) -> Tensor:
+        """:meth:`lerp` in place."""
+        return write_in_place(self, lambda t: _mm.lerp(t, end, weight), "lerp_")
+
+    def xlogy_(self: Any, other: Any) -> Tensor:
+        """:meth:`xlogy` in place."""
+        return write_in_place(self, lambda t: _mm.xlogy(t, other), "xlogy_")
+
+    def float_power_(self: Any, exponent: Any) -> Tensor:
+        """:meth:`float_power` in place (the tensor must be float64, as in PyTorch)."""
+        if self.dtype != np.float64:
+            raise TypeError(
+                f"float_power_: the result is float64, which a {self.dtype} tensor cannot hold "
+                "(as in PyTorch); use x = x.float_power(...)"
+            )
+        return write_in_place(self, lambda t: _mm.float_power(t, exponent), "float_power_")
+
+    def true_divide_(self: Any, other: Any) -> Tensor:
+        """:meth:`true_divide` in place."""
+        return write_in_place(self, lambda t: _mm.true_divide(t, other), "true_divide_")
+
+    def floor_divide_(self: Any, other: Any) -> Tensor:
+        """:meth:`floor_divide` in place (also ``//=``)."""
+        return write_in_place(self, lambda t: _bit.floor_divide(t, other), "floor_divide_")
+
+    def remainder_(self: Any, other: Any) -> Tensor:
+        """:meth:`remainder` in place (also ``%=``)."""
+        return write_in_place(self, lambda t: _bit.remainder(t, other), "remainder_")
+
+    def fmod_(self: Any, other: Any) -> Tensor:
+        """:meth:`fmod` in place."""
+        return write_in_place(self, lambda t: _bit.fmod(t, other), "fmod_")
+
+    def bitwise_and_(self: Any, other: Any) -> Tensor:
+        """:meth:`bitwise_and` in place (also ``&=``)."""
+        return write_in_place(self, lambda t: _bit.bitwise_and(t, other), "bitwise_and_")
+
+    def bitwise_or_(self: Any, other: Any) -> Tensor:
+        """:meth:`bitwise_or` in place (also ``|=``)."""
+        return write_in_place(self, lambda t: _bit.bitwise_or(t, other), "bitwise_or_")
+
+    def bitwise_xor_(self: Any, other: Any) -> Tensor:
+        """:meth:`bitwise_xor` in place (also ``^=``)."""
+        return write_in_place(self, lambda t: _bit.bitwise_xor(t, other), "bitwise_xor_")
+
+    def bitwise_not_(self: Any) -> Tensor:
+        """:meth:`bitwise_not` in place."""
+        return write_in_place(self, _bit.bitwise_not, "bitwise_not_")
+
+    def bitwise_left_shift_(self: Any, other: Any) -> Tensor:
+        """:meth:`bitwise_left_shift` in place (also ``<<=``)."""
+        shift = lambda t: _bit.bitwise_left_shift(t, other)  # noqa: E731
+        return write_in_place(self, shift, "bitwise_left_shift_")
+
+    def bitwise_right_shift_(self: Any, other: Any) -> Tensor:
+        """:meth:`bitwise_right_shift` in place (also ``>>=``)."""
+        shift = lambda t: _bit.bitwise_right_shift(t, other)  # noqa: E731
+        return write_in_place(self, shift, "bitwise_right_shift_")
+
+    def logical_and_(self: Any, other: Tensor) -> Tensor:
+        """:meth:`logical_and` in place (the tensor keeps its dtype: 1 or 0)."""
+        return write_in_place(self, lambda t: _bit.logical_and(t, other), "logical_and_")
+
+    def logical_or_(self: Any, other: Tensor) -> Tensor:
+        """:meth:`logical_or` in place."""
+        return write_in_place(self, lambda t: _bit.logical_or(t, other), "logical_or_")
+
+    def logical_xor_(self: Any, other: Tensor) -> Tensor:
+        """:meth:`logical_xor` in place."""
+        return write_in_place(self, lambda t: _bit.logical_xor(t, other), "logical_xor_")
+
+    def logical_not_(self: Any) -> Tensor:
+        """:meth:`logical_not` in place."""
+        return write_in_place(self, _bit.logical_not, "logical_not_")
+
     def relu_(self: Any) -> Tensor:
         """:meth:`relu` in place."""
         return write_in_place(self, _E.relu, "relu_", saves_input=False)
@@ -300,10 +996,74 @@ class TensorMethods:
         return write_in_place(self, lambda t: t.masked_fill(mask, value), "masked_fill_")
 
     def scatter_(
-        self: Any, dim: builtins.int, index: Tensor, src: Any = None, value: Any = None
+        self: Any,
+        dim: builtins.int,
+        index: Tensor,
+        src: Any = None,
+        value: Any = None,
+        *,
+        reduce: builtins.str | None = None,
     ) -> Tensor:
         """:meth:`scatter` in place."""
-        return write_in_place(self, lambda t: t.scatter(dim, index, src, value), "scatter_")
+        return write_in_place(
+            self, lambda t: t.scatter(dim, index, src, value, reduce=reduce), "scatter_"
+        )
+
+    def scatter_add_(self: Any, dim: builtins.int, index: Tensor, src: Tensor) -> Tensor:
+        """:meth:`scatter_add` in place."""
+        return write_in_place(self, lambda t: t.scatter_add(dim, index, src), "scatter_add_")
+
+    def scatter_reduce_(
+        self: Any,
+        dim: builtins.int,
+        index: Tensor,
+        src: Tensor,
+        reduce: builtins.str,
+        *,
+        include_self: builtins.bool = True,
+    ) -> Tensor:
+        """:meth:`scatter_reduce` in place."""
+        return write_in_place(
+            self,
+            lambda t: t.scatter_reduce(dim, index, src, reduce, include_self=include_self),
+            "scatter_reduce_",
+        )
+
+    def index_add_(
+        self: Any, dim: builtins.int, index: Tensor, source: Tensor, *, alpha: Any = 1
+    ) -> Tensor:
+        """:meth:`index_add` in place."""
+        return write_in_place(
+            self, lambda t: t.index_add(dim, index, source, alpha=alpha), "index_add_"
+        )
+
+    def index_fill_(self: Any, dim: builtins.int, index: Tensor, value: Any) -> Tensor:
+        """:meth:`index_fill` in place."""
+        return write_in_place(self, lambda t: t.index_fill(dim, index, value), "index_fill_")
+
+    def index_copy_(self: Any, dim: builtins.int, index: Tensor, source: Tensor) -> Tensor:
+        """:meth:`index_copy` in place."""
+        return write_in_place(self, lambda t: t.index_copy(dim, index, source), "index_copy_")
+
+    def index_put_(
+        self: Any, indices: Any, values: Any, accumulate: builtins.bool = False
+    ) -> Tensor:
+        """:meth:`index_put` in place."""
+        return write_in_place(
+            self, lambda t: t.index_put(indices, values, accumulate), "index_put_"
+        )
+
+    def masked_scatter_(self: Any, mask: Tensor, source: Tensor) -> Tensor:
+        """:meth:`masked_scatter` in place."""
+        return write_in_place(self, lambda t: t.masked_scatter(mask, source), "masked_scatter_")
+
+    def tril_(self: Any, diagonal: builtins.int = 0) -> Tensor:
+        """:meth:`tril` in place."""
+        return write_in_place(self, lambda t: t.tril(diagonal), "tril_", saves_input=False)
+
+    def triu_(self: Any, diagonal: builtins.int = 0) -> Tensor:
+        """:meth:`triu` in place."""
+        return write_in_place(self, lambda t: t.triu(diagonal), "triu_", saves_input=False)
 
     # ---------------------------------------------------------------- operators
     def __add__(self: Any, other: Any) -> Tensor:
@@ -328,13 +1088,13 @@ class TensorMethods:
         return _E.div(self, other)
 
     def __rtruediv__(self: Any, other: Any) -> Tensor:
-        return _E.div(_E.as_operand(other, self), self)
+        return _E.mul(_E.div(1, self), other)  # PyTorch's: reciprocal(self) * other
 
     def __pow__(self: Any, exponent: Any) -> Tensor:
         return _E.pow(self, exponent)
 
     def __rpow__(self: Any, base: Any) -> Tensor:
-        return _E.pow(_E.as_operand(base, self), self)
+        return _E.pow(base, self)
 
     def __matmul__(self: Any, other: Tensor) -> Tensor:
         return _M.matmul(self, other)
@@ -349,25 +1109,91 @@ class TensorMethods:
         return _E.abs(self)
 
     def __invert__(self: Any) -> Tensor:
-        return _E.logical_not(self)
+        return _bit.bitwise_not(self)
 
-    def __eq__(self: Any, other: object) -> Tensor:  # type: ignore[override]
-        return _E.eq(self, other)
+    def __and__(self: Any, other: Any) -> Tensor:
+        return _bit.bitwise_and(self, other)
 
-    def __ne__(self: Any, other: object) -> Tensor:  # type: ignore[override]
-        return _E.ne(self, other)
+    def __rand__(self: Any, other: Any) -> Tensor:
+        return _bit.bitwise_and(other, self)
 
-    def __lt__(self: Any, other: Any) -> Tensor:
-        return _E.lt(self, other)
+    def __iand__(self: Any, other: Any) -> Tensor:
+        return self.bitwise_and_(other)  # type: ignore[no-any-return]
 
-    def __le__(self: Any, other: Any) -> Tensor:
-        return _E.le(self, other)
+    def __or__(self: Any, other: Any) -> Tensor:
+        return _bit.bitwise_or(self, other)
 
-    def __gt__(self: Any, other: Any) -> Tensor:
-        return _E.gt(self, other)
+    def __ror__(self: Any, other: Any) -> Tensor:
+        return _bit.bitwise_or(other, self)
 
-    def __ge__(self: Any, other: Any) -> Tensor:
-        return _E.ge(self, other)
+    def __ior__(self: Any, other: Any) -> Tensor:
+        return self.bitwise_or_(other)  # type: ignore[no-any-return]
+
+    def __xor__(self: Any, other: Any) -> Tensor:
+        return _bit.bitwise_xor(self, other)
+
+    def __rxor__(self: Any, other: Any) -> Tensor:
+        return _bit.bitwise_xor(other, self)
+
+    def __ixor__(self: Any, other: Any) -> Tensor:
+        return self.bitwise_xor_(other)  # type: ignore[no-any-return]
+
+    def __lshift__(self: Any, other: Any) -> Tensor:
+        return _bit.bitwise_left_shift(self, other)
+
+    def __rlshift__(self: Any, other: Any) -> Tensor:
+        return _bit.bitwise_left_shift(other, self)
+
+    def __ilshift__(self: Any, other: Any) -> Tensor:
+        return self.bitwise_left_shift_(other)  # type: ignore[no-any-return]
+
+    def __rshift__(self: Any, other: Any) -> Tensor:
+        return _bit.bitwise_right_shift(self, other)
+
+    def __rrshift__(self: Any, other: Any) -> Tensor:
+        return _bit.bitwise_right_shift(other, self)
+
+    def __irshift__(self: Any, other: Any) -> Tensor:
+        return self.bitwise_right_shift_(other)  # type: ignore[no-any-return]
+
+    def __floordiv__(self: Any, other: Any) -> Tensor:
+        return _bit.floor_divide(self, other)
+
+    def __rfloordiv__(self: Any, other: Any) -> Tensor:
+        return _bit.floor_divide(other, self)
+
+    def __ifloordiv__(self: Any, other: Any) -> Tensor:
+        return self.floor_divide_(other)  # type: ignore[no-any-return]
+
+    def __mod__(self: Any, other: Any) -> Tensor:
+        return _bit.remainder(self, other)
+
+    def __rmod__(self: Any, other: Any) -> Tensor:
+        return _bit.remainder(other, self)
+
+    def __imod__(self: Any, other: Any) -> Tensor:
+        return self.remainder_(other)  # type: ignore[no-any-return]
+
+    # Anything but a Tensor, a number or an array gives NotImplemented, so that Python
+    # falls back to identity as PyTorch does: ``t == [1, 2]`` is False, ``t < [1]`` a
+    # TypeError.
+    def __eq__(self: Any, other: object) -> Any:
+        return _E.eq(self, other) if _compare.comparable(other) else NotImplemented
+
+    def __ne__(self: Any, other: object) -> Any:
+        return _E.ne(self, other) if _compare.comparable(other) else NotImplemented
+
+    def __lt__(self: Any, other: Any) -> Any:
+        return _E.lt(self, other) if _compare.comparable(other) else NotImplemented
+
+    def __le__(self: Any, other: Any) -> Any:
+        return _E.le(self, other) if _compare.comparable(other) else NotImplemented
+
+    def __gt__(self: Any, other: Any) -> Any:
+        return _E.gt(self, other) if _compare.comparable(other) else NotImplemented
+
+    def __ge__(self: Any, other: Any) -> Any:
+        return _E.ge(self, other) if _compare.comparable(other) else NotImplemented
 
     def __getitem__(self: Any, index: Any) -> Tensor:
         return _S.getitem(self, index)
@@ -401,9 +1227,7 @@ class TensorMethods:
         """See :func:`minitorch_accel.tanh`."""
         return _E.tanh(self)
 
-    def clamp(
-        self: Any, min: builtins.float | None = None, max: builtins.float | None = None
-    ) -> Tensor:
+    def clamp(self: Any, min: Any = None, max: Any = None) -> Tensor:
         """See :func:`minitorch_accel.clamp`."""
         return _E.clamp(self, min, max)
 
@@ -411,19 +1235,128 @@ class TensorMethods:
         """See :func:`minitorch_accel.matmul`."""
         return _M.matmul(self, other)
 
-    def sum(self: Any, dim: Any = None, keepdim: builtins.bool = False) -> Tensor:
-        """See :func:`minitorch_accel.sum`."""
-        return _R.sum(self, dim, keepdim)
+    # products and linear algebra (ops/products.py, ops/linalg.py)
+    def mm(self: Any, mat2: Tensor) -> Tensor:
+        """See :func:`minitorch_accel.mm`."""
+        return _P.mm(self, mat2)
 
-    def mean(self: Any, dim: Any = None, keepdim: builtins.bool = False) -> Tensor:
+    def bmm(self: Any, mat2: Tensor) -> Tensor:
+        """See :func:`minitorch_accel.bmm`."""
+        return _P.bmm(self, mat2)
+
+    def mv(self: Any, vec: Tensor) -> Tensor:
+        """See :func:`minitorch_accel.mv`."""
+        return _P.mv(self, vec)
+
+    def dot(self: Any, other: Tensor) -> Tensor:
+        """See :func:`minitorch_accel.dot`."""
+        return _P.dot(self, other)
+
+    def vdot(self: Any, other: Tensor) -> Tensor:
+        """See :func:`minitorch_accel.vdot`."""
+        return _P.vdot(self, other)
+
+    def inner(self: Any, other: Tensor) -> Tensor:
+        """See :func:`minitorch_accel.inner`."""
+        return _P.inner(self, other)
+
+    def outer(self: Any, vec2: Tensor) -> Tensor:
+        """See :func:`minitorch_accel.outer`."""
+        return _P.outer(self, vec2)
+
+    def ger(self: Any, vec2: Tensor) -> Tensor:
+        """See :func:`minitorch_accel.outer`."""
+        return _P.outer(self, vec2)
+
+    def addmm(self: Any, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        """See :func:`minitorch_accel.addmm`."""
+        return _P.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+
+    def addmv(self: Any, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        """See :func:`minitorch_accel.addmv`."""
+        return _P.addmv(self, mat, vec, beta=beta, alpha=alpha)
+
+    def addr(self: Any, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        """See :func:`minitorch_accel.addr`."""
+        return _P.addr(self, vec1, vec2, beta=beta, alpha=alpha)
+
+    def baddbmm(self: Any, b1: Tensor, b2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        """See :func:`minitorch_accel.baddbmm`."""
+        return _P.baddbmm(self, b1, b2, beta=beta, alpha=alpha)
+
+    def addbmm(self: Any, b1: Tensor, b2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        """See :func:`minitorch_accel.addbmm`."""
+        return _P.addbmm(self, b1, b2, beta=beta, alpha=alpha)
+
+    def kron(self: Any, other: Tensor) -> Tensor:
+        """See :func:`minitorch_accel.kron`."""
+        return _P.kron(self, other)
+
+    def cross(self: Any, other: Tensor, dim: builtins.int | None = None) -> Tensor:
+        """See :func:`minitorch_accel.cross`."""
+        return _P.cross(self, other, dim)
+
+    def det(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.linalg.det`."""
+        return _LA.det(self)
+
+    def logdet(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.logdet`."""
+        return _LA.logdet(self)
+
+    def slogdet(self: Any) -> Any:
+        """See :func:`minitorch_accel.linalg.slogdet`."""
+        return _LA.slogdet(self)
+
+    def inverse(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.linalg.inv`."""
+        return _LA.inv(self)
+
+    def pinverse(self: Any, rcond: builtins.float = 1e-15) -> Tensor:
+        """See :func:`minitorch_accel.linalg.pinv` (``rcond`` is its ``rtol``)."""
+        return _LA.pinverse(self, rcond)
+
+    def matrix_power(self: Any, n: builtins.int) -> Tensor:
+        """See :func:`minitorch_accel.linalg.matrix_power`."""
+        return _LA.matrix_power(self, n)
+
+    def cholesky(self: Any, upper: builtins.bool = False) -> Tensor:
+        """See :func:`minitorch_accel.linalg.cholesky`."""
+        return _LA.cholesky(self, upper=upper)
+
+    def sum(
+        self: Any, dim: Any = None, keepdim: builtins.bool = False, *, dtype: Any = None
+    ) -> Tensor:
+        """See :func:`minitorch_accel.sum`."""
+        return _R.sum(self, dim, keepdim, dtype=dtype)
+
+    def mean(
+        self: Any, dim: Any = None, keepdim: builtins.bool = False, *, dtype: Any = None
+    ) -> Tensor:
         """See :func:`minitorch_accel.mean`."""
-        return _R.mean(self, dim, keepdim)
+        return _R.mean(self, dim, keepdim, dtype=dtype)
 
     def var(
-        self: Any, dim: Any = None, keepdim: builtins.bool = False, correction: builtins.int = 1
+        self: Any,
+        dim: Any = None,
+        unbiased: builtins.bool | None = None,
+        keepdim: builtins.bool = False,
+        *,
+        correction: builtins.float | None = None,
     ) -> Tensor:
-        """See :func:`minitorch_accel.var`."""
-        return _R.var(self, dim, keepdim, correction)
+        """See :func:`minitorch_accel.var`: ``(dim, unbiased, keepdim)`` or ``correction=``."""
+        return _R.var(self, dim, unbiased, keepdim, correction=correction)
+
+    def std(
+        self: Any,
+        dim: Any = None,
+        unbiased: builtins.bool | None = None,
+        keepdim: builtins.bool = False,
+        *,
+        correction: builtins.float | None = None,
+    ) -> Tensor:
+        """See :func:`minitorch_accel.std`: ``(dim, unbiased, keepdim)`` or ``correction=``."""
+        return _R.std(self, dim, unbiased, keepdim, correction=correction)
 
     def max(
         self: Any, dim: builtins.int | Tensor | None = None, keepdim: builtins.bool = False
@@ -461,13 +1394,13 @@ class TensorMethods:
         """See :func:`minitorch_accel.logsumexp`."""
         return _R.logsumexp(self, dim, keepdim)
 
-    def softmax(self: Any, dim: builtins.int = -1) -> Tensor:
-        """See :func:`minitorch_accel.softmax`."""
-        return _R.softmax(self, dim)
+    def softmax(self: Any, dim: builtins.int, dtype: Any = None) -> Tensor:
+        """See :func:`minitorch_accel.softmax` (``dim`` required, as PyTorch's method)."""
+        return _R.softmax(self, dim, dtype=dtype)
 
-    def log_softmax(self: Any, dim: builtins.int = -1) -> Tensor:
-        """See :func:`minitorch_accel.log_softmax`."""
-        return _R.log_softmax(self, dim)
+    def log_softmax(self: Any, dim: builtins.int, dtype: Any = None) -> Tensor:
+        """See :func:`minitorch_accel.log_softmax` (``dim`` required, as PyTorch's method)."""
+        return _R.log_softmax(self, dim, dtype=dtype)
 
     def any(self: Any, dim: Any = None, keepdim: builtins.bool = False) -> Tensor:
         """See :func:`minitorch_accel.any`."""
@@ -477,14 +1410,158 @@ class TensorMethods:
         """See :func:`minitorch_accel.all`."""
         return _R.all(self, dim, keepdim)
 
+    def prod(
+        self: Any,
+        dim: builtins.int | None = None,
+        keepdim: builtins.bool = False,
+        *,
+        dtype: Any = None,
+    ) -> Tensor:
+        """See :func:`minitorch_accel.prod`."""
+        return _RM.prod(self, dim, keepdim, dtype)
+
+    def nansum(
+        self: Any, dim: Any = None, keepdim: builtins.bool = False, *, dtype: Any = None
+    ) -> Tensor:
+        """See :func:`minitorch_accel.nansum`."""
+        return _RM.nansum(self, dim, keepdim, dtype=dtype)
+
+    def nanmean(
+        self: Any, dim: Any = None, keepdim: builtins.bool = False, *, dtype: Any = None
+    ) -> Tensor:
+        """See :func:`minitorch_accel.nanmean`."""
+        return _RM.nanmean(self, dim, keepdim, dtype=dtype)
+
+    def count_nonzero(self: Any, dim: Any = None) -> Tensor:
+        """See :func:`minitorch_accel.count_nonzero`."""
+        return _RM.count_nonzero(self, dim)
+
+    def aminmax(
+        self: Any, *, dim: builtins.int | None = None, keepdim: builtins.bool = False
+    ) -> Any:
+        """See :func:`minitorch_accel.aminmax`: named ``(min, max)``."""
+        return _RM.aminmax(self, dim=dim, keepdim=keepdim)
+
     # ---------------------------------------------------------------- shape methods
     def reshape(self: Any, *shape: Any) -> Tensor:
         """See :func:`minitorch_accel.reshape`."""
         return _S.reshape(self, *shape)
 
     def view(self: Any, *shape: Any) -> Tensor:
-        """Same as :meth:`reshape` (which returns a view whenever NumPy can)."""
-        return _S.reshape(self, *shape)
+        """See :func:`minitorch_accel.ops.shape.view`: always a view, or an error."""
+        return _S.view(self, *shape)
+
+    def contiguous(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.ops.shape.contiguous`."""
+        return _S.contiguous(self)
+
+    def is_contiguous(self: Any) -> builtins.bool:
+        """See :func:`minitorch_accel.ops.shape.is_contiguous`."""
+        return _S.is_contiguous(self)
+
+    def flip(self: Any, *dims: Any) -> Tensor:
+        """See :func:`minitorch_accel.flip` (``dims`` as varargs or one sequence)."""
+        return _SM.flip(self, dims[0] if len(dims) == 1 else dims)
+
+    def fliplr(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.fliplr`."""
+        return _SM.fliplr(self)
+
+    def flipud(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.flipud`."""
+        return _SM.flipud(self)
+
+    def roll(self: Any, shifts: Any, dims: Any = None) -> Tensor:
+        """See :func:`minitorch_accel.roll`."""
+        return _SM.roll(self, shifts, dims)
+
+    def rot90(self: Any, k: builtins.int = 1, dims: Any = (0, 1)) -> Tensor:
+        """See :func:`minitorch_accel.rot90`."""
+        return _SM.rot90(self, k, dims)
+
+    def tril(self: Any, diagonal: builtins.int = 0) -> Tensor:
+        """See :func:`minitorch_accel.tril`."""
+        return _SM.tril(self, diagonal)
+
+    def triu(self: Any, diagonal: builtins.int = 0) -> Tensor:
+        """See :func:`minitorch_accel.triu`."""
+        return _SM.triu(self, diagonal)
+
+    def diag(self: Any, diagonal: builtins.int = 0) -> Tensor:
+        """See :func:`minitorch_accel.diag`."""
+        return _SM.diag(self, diagonal)
+
+    def diagonal(
+        self: Any, offset: builtins.int = 0, dim1: builtins.int = 0, dim2: builtins.int = 1
+    ) -> Tensor:
+        """See :func:`minitorch_accel.diagonal`."""
+        return _SM.diagonal(self, offset, dim1, dim2)
+
+    def diag_embed(
+        self: Any, offset: builtins.int = 0, dim1: builtins.int = -2, dim2: builtins.int = -1
+    ) -> Tensor:
+        """See :func:`minitorch_accel.diag_embed`."""
+        return _SM.diag_embed(self, offset, dim1, dim2)
+
+    def trace(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.trace`."""
+        return _SM.trace(self)
+
+    def movedim(self: Any, source: Any, destination: Any) -> Tensor:
+        """See :func:`minitorch_accel.movedim`."""
+        return _SM.movedim(self, source, destination)
+
+    def moveaxis(self: Any, source: Any, destination: Any) -> Tensor:
+        """See :func:`minitorch_accel.moveaxis`."""
+        return _SM.movedim(self, source, destination)
+
+    def swapaxes(self: Any, axis0: builtins.int, axis1: builtins.int) -> Tensor:
+        """See :func:`minitorch_accel.swapaxes`."""
+        return _SM.swapaxes(self, axis0, axis1)
+
+    def swapdims(self: Any, dim0: builtins.int, dim1: builtins.int) -> Tensor:
+        """See :func:`minitorch_accel.swapdims`."""
+        return _SM.swapdims(self, dim0, dim1)
+
+    def narrow(self: Any, dim: builtins.int, start: Any, length: builtins.int) -> Tensor:
+        """See :func:`minitorch_accel.narrow`."""
+        return _SM.narrow(self, dim, start, length)
+
+    def ravel(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.ravel`."""
+        return _SM.ravel(self)
+
+    def tile(self: Any, *dims: Any) -> Tensor:
+        """See :func:`minitorch_accel.tile` (``dims`` as varargs or one sequence)."""
+        return _SM.tile(
+            self, dims[0] if len(dims) == 1 and not isinstance(dims[0], builtins.int) else dims
+        )
+
+    def broadcast_to(self: Any, size: Any) -> Tensor:
+        """See :func:`minitorch_accel.broadcast_to`."""
+        return _SM.broadcast_to(self, size)
+
+    def tensor_split(
+        self: Any, indices_or_sections: Any, dim: builtins.int = 0
+    ) -> tuple[Tensor, ...]:
+        """See :func:`minitorch_accel.tensor_split`."""
+        return _split.tensor_split(self, indices_or_sections, dim)
+
+    def unbind(self: Any, dim: builtins.int = 0) -> tuple[Tensor, ...]:
+        """See :func:`minitorch_accel.unbind`."""
+        return _split.unbind(self, dim)
+
+    def vsplit(self: Any, indices_or_sections: Any) -> tuple[Tensor, ...]:
+        """See :func:`minitorch_accel.vsplit`."""
+        return _split.vsplit(self, indices_or_sections)
+
+    def hsplit(self: Any, indices_or_sections: Any) -> tuple[Tensor, ...]:
+        """See :func:`minitorch_accel.hsplit`."""
+        return _split.hsplit(self, indices_or_sections)
+
+    def dsplit(self: Any, indices_or_sections: Any) -> tuple[Tensor, ...]:
+        """See :func:`minitorch_accel.dsplit`."""
+        return _split.dsplit(self, indices_or_sections)
 
     def transpose(self: Any, dim0: builtins.int = -2, dim1: builtins.int = -1) -> Tensor:
         """See :func:`minitorch_accel.transpose`."""
@@ -507,7 +1584,7 @@ class TensorMethods:
         """See :func:`minitorch_accel.flatten`."""
         return _S.flatten(self, start_dim, end_dim)
 
-    def squeeze(self: Any, dim: builtins.int | None = None) -> Tensor:
+    def squeeze(self: Any, dim: Any = None) -> Tensor:
         """See :func:`minitorch_accel.squeeze`."""
         return _S.squeeze(self, dim)
 

@@ -55,7 +55,7 @@ def count_correct(output: Tensor, target: Tensor) -> Tensor | None:
     """Number of right predictions as a device scalar, or None when not a classification."""
     if output.ndim != 2 or target.ndim != 1 or target.dtype.kind not in "iu":
         return None
-    return (output.argmax(dim=1) == target).sum()
+    return output.argmax(dim=1).eq(target).sum()
 
 
 def synchronize(device: Device) -> None:

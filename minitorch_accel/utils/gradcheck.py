@@ -100,8 +100,8 @@ def gradcheck(
     v = _projection(out, seed)
     projected = (out * v).sum()
     if projected.requires_grad:
-        found = autograd_grad(projected, [args[i] for i in indices], allow_unused=True)
-        analytic = [g.detach().numpy() for g in found]
+        found = autograd_grad(projected, [args[i] for i in indices], materialize_grads=True)
+        analytic = [g.detach().numpy() for g in found if g is not None]
     else:  # the output does not depend on the inputs (e.g. the 2nd derivative of a linear fn)
         analytic = [np.zeros(args[i].shape) for i in indices]
 
@@ -132,10 +132,11 @@ def gradgradcheck(
     def first_derivative(*xs: Any) -> Tensor:
         out = fn(*xs)
         grads = autograd_grad(
-            (out * v).sum(), [xs[i] for i in indices], create_graph=True, allow_unused=True
+            (out * v).sum(), [xs[i] for i in indices], create_graph=True, materialize_grads=True
         )
         total: Tensor | None = None
         for k, g in enumerate(grads):
+            assert g is not None  # materialize_grads: zeros for unused inputs
             term = (g * _projection(g, seed + 1 + k)).sum()
             total = term if total is None else total + term
         assert total is not None
