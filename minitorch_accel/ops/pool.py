@@ -142,6 +142,37 @@ def adaptive_bins(size: int, out: int) -> list[tuple[int, int]]:
     return [((i * size) // out, -((-(i + 1) * size) // out)) for i in range(out)]
 
 
+def bin_means(xp: Any, x: Any, out: tuple[int, ...]) -> Any:
+    """The mean of each adaptive bin (:func:`adaptive_bins`) along each of the last
+    ``len(out)`` dims in turn: the adaptive average pooling of every dimension.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> bin_means(np, np.array([[1.0, 3.0, 2.0, 6.0]]), (2,)).tolist()
+    [[2.0, 4.0]]
+    """
+    for axis, size in zip(range(-len(out), 0), out, strict=True):
+        bins = adaptive_bins(x.shape[axis], size)
+        x = xp.stack([xp.take(x, xp.arange(a, b), axis=axis).mean(axis) for a, b in bins], axis)
+    return x
+
+
+def bin_shares(xp: Any, grad: Any, in_size: tuple[int, ...]) -> Any:
+    """The adjoint of :func:`bin_means`: each bin's gradient shared evenly by its
+    elements, the last dim first (overlapping bins add).
+    """
+    for axis, size in reversed(list(zip(range(-len(in_size), 0), in_size, strict=True))):
+        shape = list(grad.shape)
+        shape[axis] = size
+        spread = xp.zeros(shape, grad.dtype)
+        moved, part = xp.moveaxis(spread, axis, 0), xp.moveaxis(grad, axis, 0)
+        for i, (a, b) in enumerate(adaptive_bins(size, grad.shape[axis])):
+            moved[a:b] += part[i] / (b - a)
+        grad = spread
+    return grad
+
+
 def adaptive_avg_pool2d_forward(xp: Any, x: Any, output_size: IntPair) -> Any:
     """Adaptive average pooling to ``output_size`` (any size; bins as PyTorch's).
 
@@ -155,22 +186,14 @@ def adaptive_avg_pool2d_forward(xp: Any, x: Any, output_size: IntPair) -> Any:
             f"adaptive_avg_pool2d: input {tuple(x.shape)} must be 4-D and "
             f"output_size {(oh, ow)} positive"
         )
-    rows = xp.stack([x[:, :, a:b].mean(axis=2) for a, b in adaptive_bins(x.shape[2], oh)], 2)
-    return xp.stack([rows[..., a:b].mean(axis=3) for a, b in adaptive_bins(x.shape[3], ow)], 3)
+    return bin_means(xp, x, (oh, ow))
 
 
 def adaptive_avg_pool2d_backward(xp: Any, grad_y: Any, x_shape: tuple[int, ...]) -> Any:
     """Gradient of :func:`adaptive_avg_pool2d_forward`: each bin's gradient shared
     evenly by its elements, column bins then row bins (overlapping bins add).
     """
-    n, c, oh, ow = grad_y.shape
-    rows = xp.zeros((n, c, oh, x_shape[3]), grad_y.dtype)
-    for j, (a, b) in enumerate(adaptive_bins(x_shape[3], ow)):
-        rows[..., a:b] += grad_y[..., j : j + 1] / (b - a)
-    grad_x = xp.zeros(x_shape, grad_y.dtype)
-    for i, (a, b) in enumerate(adaptive_bins(x_shape[2], oh)):
-        grad_x[:, :, a:b] += rows[:, :, i : i + 1] / (b - a)
-    return grad_x
+    return bin_shares(xp, grad_y, tuple(x_shape[2:]))
 
 
 class AdaptiveAvgPool2d(Function):

@@ -3,8 +3,8 @@
 
 Max and average pooling run the general path of :mod:`~minitorch_accel.ops.pool_general`
 over the last three dims (indices ``d * H * W + h * W + w``). Adaptive average pooling is
-separable: the mean of each of PyTorch's bins (:func:`~minitorch_accel.ops.pool.adaptive_bins`)
-along depth, then height, then width.
+separable: the mean of each of PyTorch's bins along depth, then height, then width
+(:func:`~minitorch_accel.ops.pool.bin_means`, which the 2-d pooling uses too).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any, Literal, overload
 
 from ..core.function import Function
 from ..core.tensor import Tensor
-from .pool import adaptive_bins
+from .pool import bin_means, bin_shares
 from .pool_general import Ints, as_tuple, avg_pool, max_pool_with_indices
 
 
@@ -144,29 +144,6 @@ def avg_pool3d(
     )
 
 
-def bin_means(xp: Any, x: Any, out: tuple[int, ...]) -> Any:
-    """The mean of each adaptive bin along each of the last ``len(out)`` dims in turn."""
-    for axis, size in zip(range(-len(out), 0), out, strict=True):
-        bins = adaptive_bins(x.shape[axis], size)
-        x = xp.stack([xp.take(x, xp.arange(a, b), axis=axis).mean(axis) for a, b in bins], axis)
-    return x
-
-
-def bin_shares(xp: Any, grad: Any, in_size: tuple[int, ...]) -> Any:
-    """The adjoint of :func:`bin_means`: each bin's gradient shared evenly by its
-    elements, the last dim first (overlapping bins add).
-    """
-    for axis, size in reversed(list(zip(range(-len(in_size), 0), in_size, strict=True))):
-        shape = list(grad.shape)
-        shape[axis] = size
-        spread = xp.zeros(shape, grad.dtype)
-        moved, part = xp.moveaxis(spread, axis, 0), xp.moveaxis(grad, axis, 0)
-        for i, (a, b) in enumerate(adaptive_bins(size, grad.shape[axis])):
-            moved[a:b] += part[i] / (b - a)
-        grad = spread
-    return grad
-
-
 class AdaptiveAvgPoolNd(Function):
     """The mean of each of PyTorch's adaptive bins over the last ``len(output_size)`` dims."""
 
@@ -222,8 +199,6 @@ __all__ = [
     "AdaptiveAvgPoolNdBackward",
     "adaptive_avg_pool3d",
     "avg_pool3d",
-    "bin_means",
-    "bin_shares",
     "max_pool3d",
     "max_pool3d_with_indices",
 ]
