@@ -14,6 +14,7 @@ from . import functional as F
 from . import init
 from .module import Module
 from .parameter import Parameter
+from .pooling import _MaxPoolNd
 
 IntPair = int | tuple[int, int]
 
@@ -186,7 +187,7 @@ class Conv2d(Module):
         return text
 
 
-class MaxPool2d(Module):
+class MaxPool2d(_MaxPoolNd):
     """The maximum over each ``kernel_size`` window; see
     :func:`~minitorch_accel.nn.functional.max_pool2d`.
 
@@ -218,22 +219,11 @@ class MaxPool2d(Module):
     (MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=True), (1, 1, 3, 3))
     """
 
-    def __init__(
-        self,
-        kernel_size: IntPair,
-        stride: IntPair | None = None,
-        padding: IntPair = 0,
-        dilation: IntPair = 1,
-        return_indices: bool = False,
-        ceil_mode: bool = False,
-    ) -> None:
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = kernel_size if stride is None else stride
-        self.padding = padding
-        self.dilation = dilation
-        self.return_indices = return_indices
-        self.ceil_mode = ceil_mode
+    # the settings and their repr are _MaxPoolNd's; here each is an int or a pair
+    kernel_size: IntPair
+    stride: IntPair
+    padding: IntPair
+    dilation: IntPair
 
     def is_plain(self) -> bool:
         """Whether every option but the kernel, stride and padding is PyTorch's default:
@@ -263,13 +253,6 @@ class MaxPool2d(Module):
             self.dilation,
             self.ceil_mode,
             self.return_indices,
-        )
-
-    def extra_repr(self) -> str:
-        """The settings, as PyTorch prints them."""
-        return (
-            f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
-            f"dilation={self.dilation}, ceil_mode={self.ceil_mode}"
         )
 
 
