@@ -20,7 +20,6 @@ float64.
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any
 
 import numpy as np
@@ -29,7 +28,7 @@ from ..core.function import Function
 from ..core.tensor import Tensor
 from .elementwise import clamp, sigmoid, tanh, where
 from .operands import _float_input
-from .reduce import softmax
+from .reduce import implicit_softmax_dim, softmax
 
 _TAYLOR_TERMS = 60  # x**(2n+1) / n! at |x| = 4 falls below 1e-13 of the largest term
 _SWITCH = 4.0  # |x| beyond which the asymptotic series of erfc is used
@@ -372,19 +371,6 @@ def tanhshrink(input: Tensor) -> Tensor:
     """
     input = _float_input("tanhshrink", input)
     return input - tanh(input)
-
-
-def implicit_softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
-    """PyTorch's old rule for a softmax called without ``dim`` (0 for 0-, 1- and 3-D
-    input, else 1), with its deprecation warning.
-    """
-    warnings.warn(
-        f"Implicit dimension choice for {name} has been deprecated. Change the call to "
-        "include dim=X as an argument.",
-        UserWarning,
-        stacklevel=stacklevel,
-    )
-    return 0 if ndim in (0, 1, 3) else 1
 
 
 def softmin(
