@@ -243,7 +243,6 @@ from .ops.math_more import (  # noqa: E402
     reciprocal,
     round,
     sgn,
-    sign,
     signbit,
     sinh,
     square,
@@ -347,7 +346,7 @@ from .ops.split import (  # noqa: E402  # noqa: E402
     unflatten,
     vsplit,
 )
-from .ops.unary import cos, log1p, rsqrt, sin, tan  # noqa: E402
+from .ops.unary import cos, log1p, rsqrt, sign, sin, tan  # noqa: E402
 
 __all__ = [
     "get_num_threads",

@@ -217,22 +217,6 @@ def frac(input: Tensor) -> Tensor:
 
 
 # ------------------------------------------------------------------ signs
-def sign(input: Tensor) -> Tensor:
-    """-1, 0 or 1 by the sign of each element (0 at NaN), in ``input``'s dtype; a bool
-    tensor comes back as it is (a copy), as PyTorch. Gradient 0.
-
-    Examples
-    --------
-    >>> import minitorch_accel as mta
-    >>> mta.sign(mta.tensor([-2.0, 0.0, 3.0])), mta.sign(mta.tensor([True, False]))
-    (tensor([-1.,  0.,  1.]), tensor([ True, False]))
-    """
-    if isinstance(input, Tensor) and input.dtype.kind == "b":
-        with input.device.guard():
-            return _tensor(input.array.copy(), input)
-    return _unary.sign(input)
-
-
 def sgn(input: Tensor) -> Tensor:
     """:func:`sign` (PyTorch's ``sgn`` differs from it only for complex numbers, which
     this package does not have).
@@ -243,7 +227,7 @@ def sgn(input: Tensor) -> Tensor:
     >>> mta.sgn(mta.tensor([-2, 0, 3]))
     tensor([-1,  0,  1])
     """
-    return sign(input)
+    return _unary.sign(input)
 
 
 def signbit(input: Tensor) -> Tensor:

@@ -122,7 +122,7 @@ class TensorMethods:
 
     def sign(self: Any) -> Tensor:
         """See :func:`minitorch_accel.sign`."""
-        return _mm.sign(self)
+        return _unary.sign(self)
 
     # elementwise math of ops/math_more.py and ops/bitwise.py
     def floor(self: Any) -> Tensor:
@@ -793,7 +793,7 @@ class TensorMethods:
 
     def sign_(self: Any) -> Tensor:
         """:meth:`sign` in place."""
-        return write_in_place(self, _mm.sign, "sign_", saves_input=False)
+        return write_in_place(self, _unary.sign, "sign_", saves_input=False)
 
     def sgn_(self: Any) -> Tensor:
         """:meth:`sgn` in place."""

@@ -71,14 +71,15 @@ class Tan(Function):
 
 
 class Sign(Function):
-    """``sign(a)``, 0 at NaN as PyTorch (:func:`~.elementwise.sign_array`): the gradient
-    is zero, exactly, even for an infinite incoming gradient.
+    """``sign(a)``, 0 at NaN as PyTorch (:func:`~.elementwise.sign_array`), a bool
+    tensor as it is (a copy): the gradient is zero, exactly, even for an infinite
+    incoming gradient.
     """
 
     saves_inputs = False  # backward needs no input's values
 
     def forward(self, a: Any) -> Any:
-        return sign_array(self.xp, a)
+        return a.copy() if a.dtype.kind == "b" else sign_array(self.xp, a)
 
     def backward(self, grad: Tensor) -> Tensor:
         return masked_grad(grad, self.xp.zeros((), dtype=bool))  # flat where defined
@@ -145,12 +146,13 @@ def tan(a: Tensor) -> Tensor:
 
 
 def sign(a: Tensor) -> Tensor:
-    """-1, 0 or 1 by the sign of each element (its gradient is 0); keeps the dtype.
+    """-1, 0 or 1 by the sign of each element (0 at NaN), in ``a``'s dtype; a bool
+    tensor comes back as it is (a copy), as PyTorch. Gradient 0.
 
     Examples
     --------
     >>> import minitorch_accel as mta
-    >>> mta.sign(mta.tensor([-2.0, 0.0, 3.0]))
-    tensor([-1.,  0.,  1.])
+    >>> mta.sign(mta.tensor([-2.0, 0.0, 3.0])), mta.sign(mta.tensor([True, False]))
+    (tensor([-1.,  0.,  1.]), tensor([ True, False]))
     """
     return Sign.apply(a)
