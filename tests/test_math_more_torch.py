@@ -409,6 +409,25 @@ def test_float_division_follows_pytorch_formulas() -> None:
             np.testing.assert_array_equal(np.signbit(got[signed]), np.signbit(want[signed]))
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_div_rounding_floor_is_floor_divide_bit_for_bit(dtype: Any) -> None:
+    """``div(rounding_mode="floor")`` and ``//`` are one computation, as in PyTorch: in
+    float16 NumPy's own ``floor_divide`` rounds differently, so neither may use it.
+    """
+    a, b = pairs(np.float64)
+    rng = np.random.default_rng(4)
+    a = np.concatenate([a, rng.standard_normal(2000) * 100]).astype(dtype)
+    b = np.concatenate([b, rng.standard_normal(2000)]).astype(dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        x, y = mta.tensor(a), mta.tensor(b)
+        by_div, by_floor = host(mta.div(x, y, rounding_mode="floor")), host(x // y)
+    np.testing.assert_array_equal(by_div.view(np.uint8), by_floor.view(np.uint8))
+    torch = torch_mod()
+    theirs = torch.div(torch.tensor(a), torch.tensor(b), rounding_mode="floor").numpy()
+    np.testing.assert_array_equal(by_div, theirs)
+
+
 @pytest.mark.parametrize("op", ["floor_divide", "remainder", "fmod"])
 def test_integer_division_by_zero_raises_as_torch(op: str) -> None:
     torch = torch_mod()

@@ -25,6 +25,7 @@ import numpy as np
 from ..core.function import Function
 from ..core.tensor import Tensor
 from .compare import logical_not as logical_not  # re-exported: the fourth logical op
+from .elementwise import floor_divide_array
 from .operands import Operand, _tensors_or_numbers, common_operands
 
 
@@ -235,30 +236,6 @@ def logical_xor(input: Tensor, other: Tensor) -> Tensor:
 
 
 # ------------------------------------------------------------------ integer division
-def floor_divide_array(xp: Any, a: Any, b: Any) -> Any:
-    """``floor(a / b)`` of raw arrays as PyTorch computes it: integers floor (the
-    caller rules out a zero divisor); floats use ``fmod`` so the quotient is exact
-    (``(a - fmod(a, b)) / b``, then rounded), ``a / b`` for ``b == 0`` and a zero
-    carrying the sign of ``a / b`` (c10's ``div_floor_floating``).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> floor_divide_array(np, np.array([7.0, -7.0, -5.0, 1.0]), np.array([2.0, 2.0, np.inf, 0.0]))
-    array([ 3., -4., -1., inf])
-    """
-    if a.dtype.kind != "f":
-        return xp.floor_divide(a, b)
-    with np.errstate(all="ignore"):  # IEEE results (inf, NaN) are the answer here
-        mod = xp.fmod(a, b)
-        div = (a - mod) / b
-        div = xp.where((mod != 0) & ((b < 0) != (mod < 0)), div - 1, div)
-        floor = xp.floor(div)
-        floor = xp.where(div - floor > 0.5, floor + 1, floor)
-        quotient = xp.where(div != 0, floor, xp.copysign(a.dtype.type(0), a / b))
-        return xp.where(b == 0, a / b, quotient)
-
-
 def remainder_array(xp: Any, a: Any, b: Any) -> Any:
     """``a - floor(a / b) * b`` (the sign of ``b``) of raw arrays, as PyTorch: floats
     as ``fmod`` moved by ``b`` where the signs differ (``-0.0 % 3.0`` is ``-0.0``,

@@ -420,6 +420,30 @@ class ClampTensor(Function):
         )
 
 
+def floor_divide_array(xp: Any, a: Any, b: Any) -> Any:
+    """``floor(a / b)`` of raw arrays as PyTorch computes it: integers floor (the
+    caller rules out a zero divisor); floats use ``fmod`` so the quotient is exact
+    (``(a - fmod(a, b)) / b``, then rounded), ``a / b`` for ``b == 0`` and a zero
+    carrying the sign of ``a / b`` (c10's ``div_floor_floating``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> floor_divide_array(np, np.array([7.0, -7.0, -5.0, 1.0]), np.array([2.0, 2.0, np.inf, 0.0]))
+    array([ 3., -4., -1., inf])
+    """
+    if a.dtype.kind != "f":
+        return xp.floor_divide(a, b)
+    with np.errstate(all="ignore"):  # IEEE results (inf, NaN) are the answer here
+        mod = xp.fmod(a, b)
+        div = (a - mod) / b
+        div = xp.where((mod != 0) & ((b < 0) != (mod < 0)), div - 1, div)
+        floor = xp.floor(div)
+        floor = xp.where(div - floor > 0.5, floor + 1, floor)
+        quotient = xp.where(div != 0, floor, xp.copysign(a.dtype.type(0), a / b))
+        return xp.where(b == 0, a / b, quotient)
+
+
 class DivRounded(Function):
     """``a / b`` rounded toward zero (``"trunc"``) or down (``"floor"``, Python's
     ``//``); its gradient is 0 for both inputs, as PyTorch's.
@@ -437,7 +461,7 @@ class DivRounded(Function):
                 quotient = quotient + ((quotient * b != a) & ((a < 0) != (b < 0)))
             return quotient.astype(a.dtype, copy=False)
         if rounding_mode == "floor":
-            return xp.floor_divide(a, b)
+            return floor_divide_array(xp, a, b)
         return xp.trunc(a / b)
 
     def backward(self, grad: Tensor) -> tuple[Tensor, Tensor]:
