@@ -190,8 +190,13 @@ def test_reduction_dtypes_and_values_follow_pytorch(dtype: str) -> None:
 
 @pytest.mark.parametrize("dtype", ["uint8", "int8", "bool"])
 def test_any_all_dtypes(dtype: str) -> None:
-    torch = torch_or_skip()
     x = np.array([[1, 0, 3], [1, 1, 1]]).astype(dtype)
+    kept = np.uint8 if dtype == "uint8" else np.bool_  # PyTorch keeps uint8, else bool
+    t = mta.tensor(x)
+    for got, want in ((t.all(), np.all(x)), (t.all(1), np.all(x, 1)), (t.any(1), np.any(x, 1))):
+        assert got.dtype == kept
+        np.testing.assert_array_equal(got.numpy(), np.asarray(want).astype(kept))
+    torch = torch_or_skip()
     for fn in (lambda t: t.all(), lambda t: t.any(1, keepdim=True), lambda t: t.all(1)):
         same(fn(mta.tensor(x)), fn(torch.tensor(x)))
 
@@ -269,6 +274,12 @@ def test_empty_dim_tuple_reduces_every_dim() -> None:
 
 # ------------------------------------------------------------------ A15: 0-d scans
 def test_scans_of_a_0d_tensor_keep_shape() -> None:
+    scans = ("cumsum", "cumprod", "logcumsumexp", "prod")
+    for got in [getattr(mta.tensor(2.5), name)(0) for name in scans] + [
+        mta.tensor(2.5).cummax(0).values,
+        mta.tensor(2.5).cummin(0).values,
+    ]:
+        assert got.shape == () and got.item() == 2.5  # a scan of one element is itself
     torch = torch_or_skip()
     for fn in (
         lambda t: t.cumsum(0),
