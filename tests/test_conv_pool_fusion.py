@@ -47,14 +47,23 @@ def _levels(shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
 
 
 def _grads(
-    run: Any, x: np.ndarray, w: np.ndarray, b: np.ndarray, device: str, x_grad: bool = True
+    run: Any,
+    x: np.ndarray,
+    w: np.ndarray,
+    b: np.ndarray,
+    device: str,
+    x_grad: bool = True,
+    nonfinite: bool = False,
 ) -> list[Any]:
     """The output of ``run(x, w, b)`` and the gradients of x (if ``x_grad``), w and b
-    for a fixed projection of the output."""
+    for a fixed projection of the output (with ``nonfinite``, inf, -inf and NaN in
+    three of its channels' first windows)."""
     tx = mta.tensor(x, device=device, requires_grad=x_grad)
     tw, tb = (mta.tensor(a, device=device, requires_grad=True) for a in (w, b))
     y = run(tx, tw, tb)
     g = np.random.default_rng(7).standard_normal(tuple(y.shape))
+    if nonfinite:
+        g[0, 0, 0, 0], g[-1, 1, 0, 0], g[0, 2, -1, -1] = np.inf, -np.inf, np.nan
     y.backward(mta.tensor(g, device=device))
     return [to_host(t) for t in (y, *([tx.grad] if x_grad else []), tw.grad, tb.grad)]
 
@@ -119,6 +128,46 @@ def test_the_reference_function_equals_the_fast_path(
         reference = _grads(direct, x, w, b, "cpu", x_grad)
     for a, e in zip(fast, reference, strict=True):
         np.testing.assert_allclose(a, e, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+@X_GRAD
+@pytest.mark.parametrize("relu", [False, True], ids=["pool", "pool+relu"])
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_a_nonfinite_pooled_gradient_reaches_the_maxima_only(
+    case: tuple[Any, ...], relu: bool, x_grad: bool
+) -> None:
+    """An inf or NaN pooled gradient is routed to its window's maximum and 0 elsewhere
+    (not ``inf * 0 = NaN``), so the fused op's gradients equal the two ops' in the
+    reference tier, NaN and inf positions included, and PyTorch's where installed."""
+    x, w, b = _case_arrays(case)
+    _, _, conv, kernel = case
+
+    def fused(tx: mta.Tensor, tw: mta.Tensor, tb: mta.Tensor) -> mta.Tensor:
+        y = conv2d_max_pool2d(tx, tw, tb, **conv, kernel_size=kernel, relu=relu)
+        assert isinstance(y.grad_fn, Conv2dMaxPool2d)
+        return y
+
+    def unfused(tx: Any, tw: Any, tb: Any, f: Any = F) -> Any:
+        y = f.max_pool2d(f.conv2d(tx, tw, tb, **conv), kernel)
+        return f.relu(y) if relu else y
+
+    got = _grads(fused, x, w, b, "cpu", x_grad, nonfinite=True)
+    with mta.fast_paths(False):
+        want = _grads(unfused, x, w, b, "cpu", x_grad, nonfinite=True)
+    assert not np.isfinite(got[-1]).all()  # the bias's gradient sums every window's
+    for a, e in zip(got, want, strict=True):
+        np.testing.assert_allclose(a, e, rtol=1e-12, atol=1e-12)
+    torch = pytest.importorskip("torch")
+    tx = torch.tensor(x, requires_grad=x_grad)
+    tw, tb = (torch.tensor(a, requires_grad=True) for a in (w, b))
+    y = unfused(tx, tw, tb, torch.nn.functional)
+    g = np.random.default_rng(7).standard_normal(tuple(y.shape))
+    g[0, 0, 0, 0], g[-1, 1, 0, 0], g[0, 2, -1, -1] = np.inf, -np.inf, np.nan
+    y.backward(torch.tensor(g))
+    ref = [y.detach(), *([tx.grad] if x_grad else []), tw.grad, tb.grad]
+    for a, e in zip(got, ref, strict=True):
+        np.testing.assert_allclose(a, e.numpy(), rtol=1e-12, atol=1e-12)
 
 
 def test_first_max_tap_routes_ties_to_the_first_and_nan_to_the_last_nan() -> None:

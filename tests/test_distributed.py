@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import minitorch_accel as mta
 from minitorch_accel.distributed import DistributedSampler, pack, unpack
 
 HERE = Path(__file__).parent / "mpi"
@@ -78,6 +79,37 @@ def test_sampler_is_reproducible_and_changes_with_epoch() -> None:
     assert list(a) != first
     with pytest.raises(ValueError, match="rank 2 is not in"):
         DistributedSampler(10, num_replicas=2, rank=2)
+
+
+@pytest.mark.parametrize("n, replicas, drop_last", [(10, 3, False), (10, 3, True), (7, 4, False)])
+def test_sampler_is_a_sampler_with_pytorchs_arguments_and_split(
+    n: int, replicas: int, drop_last: bool
+) -> None:
+    """A :class:`~minitorch_accel.data.Sampler` a DataLoader takes, built from the
+    dataset itself (``dataset=`` as PyTorch names it); unshuffled, each rank's indices
+    are PyTorch's (its shuffled order comes from another generator)."""
+    from minitorch_accel.data import DataLoader, Sampler, TensorDataset
+
+    data = TensorDataset(mta.arange(n))
+    shards = [
+        DistributedSampler(
+            dataset=data, num_replicas=replicas, rank=r, shuffle=False, drop_last=drop_last
+        )
+        for r in range(replicas)
+    ]
+    assert all(isinstance(s, Sampler) for s in shards)
+    for shard in shards:
+        loader = DataLoader(data, batch_size=2, sampler=shard)
+        got = [int(v) for (batch,) in loader for v in batch.tolist()]
+        assert got == list(shard) and len(loader) == -(-len(shard) // 2)
+    pytest.importorskip("torch")
+    from torch.utils.data.distributed import DistributedSampler as TorchSampler
+
+    for r, shard in enumerate(shards):
+        theirs = TorchSampler(
+            list(range(n)), num_replicas=replicas, rank=r, shuffle=False, drop_last=drop_last
+        )
+        assert list(shard) == list(theirs) and len(shard) == len(theirs)
 
 
 def test_pack_unpack_round_trip() -> None:

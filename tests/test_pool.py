@@ -142,6 +142,52 @@ def test_max_pool_nan_windows_send_the_gradient_to_their_last_nan(case: Any) -> 
     np.testing.assert_allclose(gx_ref, tx.grad.numpy(), rtol=1e-12, atol=1e-14)
 
 
+def _nonfinite_grad(shape: tuple[int, ...], args: tuple[Any, Any, Any]) -> np.ndarray:
+    """:func:`_grad` with inf, -inf and NaN at a few windows."""
+    gy = _grad(shape, args)
+    flat = gy.reshape(-1)
+    flat[0], flat[-1], flat[flat.size // 2] = np.inf, -np.inf, np.nan
+    return gy
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_max_pool_sends_an_infinite_gradient_to_the_maximum_only(case: Any) -> None:
+    """An inf or NaN incoming gradient reaches the window's maximum alone: the other
+    pixels' gradient is exactly 0, as PyTorch's (a multiply by a 0/1 mask would give
+    ``inf * 0 = NaN`` there). Both tiers, both layouts, the kernel and the loops (and
+    PyTorch where installed; overlapping windows add in another order: 1e-12); the
+    second derivative's pick likewise for an infinite ``v``.
+    """
+    shape, kernel, stride, padding = case
+    args = (kernel, stride, padding)
+    x = np.maximum(np.round(np.random.default_rng(4).standard_normal(shape)), 0)  # ties
+    gy = _nonfinite_grad(shape, args)
+    y_ref, gx_ref = reference_max(x, gy, *args)
+    assert (gx_ref == 0).any() and not np.isfinite(gx_ref).all()
+    for xl in _layouts(x):
+        for gl in _layouts(gy):
+            gx = pk.max_pool2d_backward(np, gl, xl, y_ref, *args)
+            np.testing.assert_allclose(gx, gx_ref, rtol=1e-12, atol=0)
+    for fast in (True, False):
+        with mta.fast_paths(fast):
+            t = mta.from_numpy(x).requires_grad_(True)
+            F.max_pool2d(t, kernel, stride, padding).backward(mta.tensor(gy))
+            assert t.grad is not None
+            np.testing.assert_allclose(t.grad.numpy(), gx_ref, rtol=1e-12, atol=0)
+    v = np.random.default_rng(9).standard_normal(shape)
+    v.reshape(-1)[::2] = np.inf  # at pixels the pick reads and at pixels it must not
+    (ph, pw), picked_ref = geometry.pair(padding, ""), np.zeros(y_ref.shape)
+    v_padded = np.pad(v, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
+    for out, xp, index, _ in _windows(x, kernel, stride, padding, fill=-np.inf):
+        at = np.unravel_index(int(np.argmax(xp[index])), xp[index].shape)
+        picked_ref[out] = v_padded[index][at]
+    np.testing.assert_array_equal(pk.max_pool2d_pick(np, v, x, y_ref, *args), picked_ref)
+    torch = pytest.importorskip("torch")
+    tx = torch.tensor(x, requires_grad=True)
+    torch.nn.functional.max_pool2d(tx, kernel, stride, padding).backward(torch.tensor(gy))
+    np.testing.assert_allclose(gx_ref, tx.grad.numpy(), rtol=1e-12, atol=0)
+
+
 def test_max_pool_ties_send_gradient_to_exactly_one_element() -> None:
     x = np.zeros((2, 3, 6, 6))  # every window is one big tie
     y = pk.max_pool2d_forward(np, x, 2)

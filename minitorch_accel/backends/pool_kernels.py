@@ -25,6 +25,27 @@ from .layout import Array, empty_with_layout, padded, physical_order, with_layou
 NO_TAP = 255
 
 
+def masked_into(xp: Any, grad: Array, keep: Array, out: Array) -> Array:
+    """``out[...] = grad`` where ``keep``, exactly 0 elsewhere, even where ``grad`` is
+    infinite or NaN (``grad * keep`` would give NaN there: ``inf * 0``), as PyTorch's
+    max-pooling gradient. ``grad`` and ``out`` are floats of one dtype and ``keep`` is
+    bool, all of one shape: the float's bits are ANDed with a word of all-one or all-zero
+    bits (``0 - keep`` in unsigned arithmetic), at the speed of the multiply.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> out = np.empty(3, np.float32)
+    >>> grad = np.array([np.inf, 2.0, np.nan], np.float32)
+    >>> masked_into(np, grad, np.array([False, True, False]), out).tolist()
+    [0.0, 2.0, 0.0]
+    """
+    bits = xp.dtype(f"u{grad.dtype.itemsize}")
+    word = xp.subtract(bits.type(0), keep.view(xp.uint8), dtype=bits)
+    xp.bitwise_and(grad.view(bits), word, out=out.view(bits))
+    return out
+
+
 def _offsets(geo: PoolGeometry) -> list[tuple[int, int]]:
     """Window offsets in row-major order (the order PyTorch scans a window)."""
     return [(i, j) for i in range(geo.kernel[0]) for j in range(geo.kernel[1])]
@@ -161,10 +182,9 @@ def max_pool2d_backward(
         if nans is not None:  # NaN windows: their last NaN instead (a new mask)
             mask = xp.where(nans[0], nans[1][index], mask)
         if part is None:  # windows tile the input: write each offset's share in place
-            xp.multiply(grad_y, mask, out=target)
+            masked_into(xp, grad_y, mask, target)
         else:
-            xp.multiply(grad_y, mask, out=part)
-            target += part
+            target += masked_into(xp, grad_y, mask, part)
     return _interior(canvas, geo)
 
 
@@ -284,7 +304,7 @@ def max_pool2d_route(xp: Any, grad_y: Array, tap: Array, kernel_size: IntPair, o
     geo = pool_geometry("max_pool2d", out.shape, kernel_size, kernel_size, 0)
     canvas = _grad_canvas(xp, geo, grad_y.dtype, physical_order(out), out)
     for t, (i, j) in enumerate(_offsets(geo)):
-        xp.multiply(grad_y, xp.equal(tap, t), out=window(canvas, i, j, geo.stride, geo.out_hw))
+        masked_into(xp, grad_y, xp.equal(tap, t), window(canvas, i, j, geo.stride, geo.out_hw))
     return out
 
 
@@ -315,7 +335,7 @@ def max_pool2d_pick(
         found |= hit
         if nans is not None:
             hit = xp.where(nans[0], nans[1][t], hit)
-        out += window(values, i, j, geo.stride, geo.out_hw) * hit
+        out += xp.where(hit, window(values, i, j, geo.stride, geo.out_hw), 0)
     return out
 
 
@@ -395,5 +415,6 @@ __all__ = [
     "max_pool2d_forward_with_tap",
     "max_pool2d_pick",
     "max_pool2d_route",
+    "masked_into",
     "taps_from_wins",
 ]

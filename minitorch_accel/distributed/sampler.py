@@ -6,11 +6,12 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from ..data.sampler import Sampler
 from .comm import rank as current_rank
 from .comm import world_size as current_world_size
 
 
-class DistributedSampler:
+class DistributedSampler(Sampler[int]):
     """The indices of one epoch for one rank: disjoint across ranks, together the epoch.
 
     All ranks draw the same permutation of ``range(dataset_len)`` from ``(seed,
@@ -18,10 +19,14 @@ class DistributedSampler:
     ``drop_last`` the permutation is padded by wrapping around so that every rank gets
     the same number of samples (as PyTorch's sampler); with it the tail is dropped.
 
+    A :class:`~minitorch_accel.data.Sampler`, with PyTorch's arguments. The permutation
+    comes from NumPy's generator, so the order differs from PyTorch's for the same
+    ``seed`` (the split across ranks is the same rule).
+
     Parameters
     ----------
-    dataset_len : int or sized
-        The number of samples (or the dataset itself).
+    dataset : sized or int
+        The dataset (only its length is used), or its number of samples.
     num_replicas, rank : int, optional
         Default: the MPI world size and this process's rank.
     shuffle : bool
@@ -36,18 +41,21 @@ class DistributedSampler:
     >>> s = DistributedSampler(10, num_replicas=3, rank=1, shuffle=False)
     >>> list(s)
     [1, 4, 7, 0]
+    >>> from minitorch_accel.data import Sampler
+    >>> isinstance(s, Sampler), len(s)
+    (True, 4)
     """
 
     def __init__(
         self,
-        dataset_len: int | object,
+        dataset: int | object,
         num_replicas: int | None = None,
         rank: int | None = None,
         shuffle: bool = True,
         seed: int = 0,
         drop_last: bool = False,
     ) -> None:
-        n = dataset_len if isinstance(dataset_len, int) else len(dataset_len)  # type: ignore[arg-type]
+        n = dataset if isinstance(dataset, int) else len(dataset)  # type: ignore[arg-type]
         self.dataset_len = int(n)
         self.num_replicas = current_world_size() if num_replicas is None else int(num_replicas)
         self.rank = current_rank() if rank is None else int(rank)

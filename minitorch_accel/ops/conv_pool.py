@@ -131,7 +131,7 @@ def routed(xp: Any, gp: Any, tap: Any, geo: PoolGeometry) -> Any:
     [[[[0.0, 0.0], [5.0, 0.0]]]]
     """
     count = geo.kernel[0] * geo.kernel[1]
-    return scatter(xp, [gp * (tap == t) for t in range(count)], geo)
+    return scatter(xp, [xp.where(tap == t, gp, 0) for t in range(count)], geo)
 
 
 class MaxPool2dRoute(Function):
@@ -156,7 +156,8 @@ class MaxPool2dRoutePick(Function):
 
     def forward(self, v: Any, *, tap: Any, geo: PoolGeometry) -> Any:
         self.tap, self.geo = tap, geo
-        return sum(part * (tap == t) for t, part in enumerate(taps(self.xp, v, geo, 0.0)))
+        parts = enumerate(taps(self.xp, v, geo, 0.0))
+        return sum(self.xp.where(tap == t, part, 0) for t, part in parts)
 
     def backward(self, gg: Tensor) -> Tensor:
         return MaxPool2dRoute.apply(gg, tap=self.tap, geo=self.geo)

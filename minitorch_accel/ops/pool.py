@@ -83,7 +83,8 @@ class MaxPool2dBackward(Function):
 
     def forward(self, gy: Any, x: Any, *, y: Any, geo: PoolGeometry) -> Any:
         self.geo, self.y = geo, y
-        return scatter(self.xp, [gy * hit for hit in first_max(self.xp, x, y, geo)], geo)
+        hits = first_max(self.xp, x, y, geo)  # where(hit, gy, 0): 0, not inf * 0, elsewhere
+        return scatter(self.xp, [self.xp.where(hit, gy, 0) for hit in hits], geo)
 
     def backward(self, gg: Tensor) -> tuple[Tensor | None, None]:
         return MaxPool2dPick.apply(gg, self.inputs[1], y=self.y, geo=self.geo), None
@@ -96,7 +97,8 @@ class MaxPool2dPick(Function):
 
     def forward(self, v: Any, x: Any, *, y: Any, geo: PoolGeometry) -> Any:
         self.geo, self.y = geo, y
-        return (self.xp.stack(taps(self.xp, v, geo, 0)) * first_max(self.xp, x, y, geo)).sum(0)
+        values = self.xp.stack(taps(self.xp, v, geo, 0))
+        return self.xp.where(first_max(self.xp, x, y, geo), values, 0).sum(0)
 
     def backward(self, gg: Tensor) -> tuple[Tensor | None, None]:
         return MaxPool2dBackward.apply(gg, self.inputs[1], y=self.y, geo=self.geo), None

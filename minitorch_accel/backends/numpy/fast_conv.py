@@ -612,7 +612,8 @@ def routed_weight_grads(
     def block(s: int, e: int) -> None:
         rows = buffer_cache.empty(np, (taps, e - s, oh, ow, o), gp.dtype)
         mask = buffer_cache.empty(np, rows.shape, np.bool_)
-        np.multiply(gp_rows[s:e], np.equal(tap_rows[s:e], ids, out=mask), out=rows)
+        np.equal(tap_rows[s:e], ids, out=mask)
+        pk.masked_into(np, np.broadcast_to(gp_rows[s:e], rows.shape), mask, rows)
         part = tap_cols(cols.x[s:e], _part(conv, e - s), pool)
         slots.add(s, part, rows.reshape(-1, o))  # (tap, image, a, b) rows, as tap_cols's
 
