@@ -608,12 +608,13 @@ def routed_weight_grads(
     gp_rows = with_layout(np, gp, ck.NHWC).transpose(0, 2, 3, 1)  # (N, OH, OW, O)
     tap_rows = with_layout(np, tap, ck.NHWC).transpose(0, 2, 3, 1)
     ids = np.arange(taps, dtype=np.uint8).reshape(taps, 1, 1, 1, 1)
+    finite = pk.all_finite(np, gp)
 
     def block(s: int, e: int) -> None:
         rows = buffer_cache.empty(np, (taps, e - s, oh, ow, o), gp.dtype)
         mask = buffer_cache.empty(np, rows.shape, np.bool_)
         np.equal(tap_rows[s:e], ids, out=mask)
-        pk.masked_into(np, np.broadcast_to(gp_rows[s:e], rows.shape), mask, rows)
+        pk.masked_into(np, np.broadcast_to(gp_rows[s:e], rows.shape), mask, rows, finite)
         part = tap_cols(cols.x[s:e], _part(conv, e - s), pool)
         slots.add(s, part, rows.reshape(-1, o))  # (tap, image, a, b) rows, as tap_cols's
 
