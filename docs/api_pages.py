@@ -124,6 +124,7 @@ PAGES: tuple[Page, ...] = (
             "minitorch_accel.ops.instance_norm",
             "minitorch_accel.ops.misc_layers",
             "minitorch_accel.ops.attention",
+            "minitorch_accel.ops.sampling",
         ),
     ),
     Page(
@@ -134,6 +135,7 @@ PAGES: tuple[Page, ...] = (
             "minitorch_accel.backends",
             "minitorch_accel.backends.host_limits",
             "minitorch_accel.backends.cuda",
+            "minitorch_accel.backends.cudnn",
             "minitorch_accel.backends.numpy.threads",
             "minitorch_accel.backends.fast_paths",
             "minitorch_accel.backends.image_geometry",
@@ -193,11 +195,24 @@ PAGES: tuple[Page, ...] = (
             "minitorch_accel.nn.module_hooks",
             "minitorch_accel.nn.functional",
             "minitorch_accel.nn.init",
+            "minitorch_accel.nn.parallel",
             "minitorch_accel.nn.utils",
             "minitorch_accel.nn.utils.rnn",
         ),
     ),
     Page("models", "Models", "Ready-made networks.", ("minitorch_accel.nn.models",)),
+    Page(
+        "distributions",
+        "Distributions",
+        "Probability distributions, as ``torch.distributions``: Categorical and Normal, "
+        "their constraints and PyTorch's argument validation.",
+        (
+            "minitorch_accel.distributions",
+            "minitorch_accel.distributions.distribution",
+            "minitorch_accel.distributions.constraints",
+            "minitorch_accel.distributions.utils",
+        ),
+    ),
     Page(
         "optim",
         "Optimizers",

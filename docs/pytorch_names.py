@@ -78,6 +78,7 @@ SECTIONS: dict[str, list[Name]] = {
             "raises a TypeError: NumPy and CuPy have no bfloat16 type",
         ),
         *_same("Tensor", "any all"),
+        *_same("Tensor", "is_cpu is_cuda is_xpu"),
     ],
     "Functions": _same(
         "",
@@ -183,6 +184,11 @@ SECTIONS: dict[str, list[Name]] = {
             "Tensor.__floordiv__",
             note="integer // 0 raises IntegerZeroDivisionError (a RuntimeError, as PyTorch's)",
         ),
+        Name(
+            "torch.Tensor.__format__",
+            "Tensor.__format__",
+            note='a 0-d tensor formats as its number: f"{loss:.4f}"',
+        ),
     ],
     "Products and torch.linalg": _same(
         "",
@@ -245,7 +251,14 @@ SECTIONS: dict[str, list[Name]] = {
     "torch.accelerator": _same(
         "accelerator",
         "is_available current_accelerator device_count current_device_index synchronize",
-    ),
+    )
+    + _same(
+        "backends.cudnn",
+        "benchmark deterministic enabled allow_tf32",
+        DIFFERS,
+        "accepted and kept, no effect: no backend uses cuDNN",
+    )
+    + _same("backends.cudnn", "is_available version", note="False and None: no cuDNN here"),
     "torch.nn": _same(
         "nn",
         "Module Parameter ModuleList Linear Conv1d Conv2d "
@@ -285,6 +298,7 @@ SECTIONS: dict[str, list[Name]] = {
         "register_full_backward_pre_hook get_parameter get_buffer get_submodule named_buffers",
     )
     + [Name("torch.nn.DataParallel", "nn.DataParallel")]
+    + _same("nn.parallel", "DataParallel data_parallel")
     + _same(
         "nn",
         "ReLU6 Hardtanh Hardsigmoid Hardswish Mish LogSigmoid Softsign Tanhshrink SELU CELU "
@@ -603,6 +617,24 @@ SECTIONS: dict[str, list[Name]] = {
         "ConstantLR MultiplicativeLR PolynomialLR CosineAnnealingWarmRestarts CyclicLR "
         "ChainedScheduler",
     ),
+    "Distributions and sampling": [
+        Name(
+            "torch.multinomial",
+            "multinomial",
+            DIFFERS,
+            "draws from this framework's generator, not PyTorch's; bad weights raise "
+            "ValueError (PyTorch: RuntimeError)",
+        ),
+        Name("Tensor.multinomial", "Tensor.multinomial", DIFFERS, "as torch.multinomial"),
+        *_same(
+            "distributions",
+            "Categorical Normal",
+            DIFFERS,
+            "sample/rsample draw from this framework's generator; no expand",
+        ),
+        *_same("distributions", "Distribution constraints"),
+        *_same("distributions", "Bernoulli Beta kl_divergence", MISSING),
+    ],
     "Data": [
         *[
             Name(f"torch.utils.data.{n}", f"data.{n}")

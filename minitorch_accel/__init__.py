@@ -108,6 +108,7 @@ from . import (
     cuda,
     data,
     datasets,
+    distributions,
     linalg,
     memory,
     nn,
@@ -290,6 +291,7 @@ from .ops.reduce_more import (  # noqa: E402
     std_mean,
     var_mean,
 )
+from .ops.sampling import multinomial  # noqa: E402
 from .ops.scan import cumprod, cumsum, norm  # noqa: E402
 from .ops.set_ops import (  # noqa: E402
     bincount,
@@ -361,6 +363,7 @@ __all__ = [
     "memory",
     "data",
     "datasets",
+    "distributions",
     "linalg",
     "models",
     "nn",
@@ -505,6 +508,7 @@ __all__ = [
     "kron",
     "mm",
     "mv",
+    "multinomial",
     "outer",
     "tensordot",
     "vdot",

@@ -26,6 +26,7 @@ Examples
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
@@ -33,7 +34,7 @@ import zipfile
 import zlib
 from collections import OrderedDict
 from collections.abc import Mapping
-from typing import Any, Union
+from typing import IO, Any, Union
 
 import numpy as np
 
@@ -132,7 +133,7 @@ def _format_of(path: str, format: str | None) -> str:
     return format
 
 
-def save(obj: Any, path: str | os.PathLike[str], format: str | None = None) -> None:
+def save(obj: Any, path: str | os.PathLike[str] | IO[bytes], format: str | None = None) -> None:
     """Save ``obj`` to the file ``path`` as a checkpoint.
 
     Parameters
@@ -143,9 +144,10 @@ def save(obj: Any, path: str | os.PathLike[str], format: str | None = None) -> N
         devices, nested in dicts, lists and tuples: a model's ``state_dict()``, an
         optimizer's ``state_dict()``, the epoch... A tensor that appears several times
         is stored once, and loads as one tensor.
-    path : str or path-like
+    path : str, path-like or binary file
         The file to write (used as given; ``.npz`` is a good suffix). It is replaced
-        only once the new checkpoint is completely written.
+        only once the new checkpoint is completely written. An open binary file (as in
+        ``torch.save(obj, open("x.pt", "wb"))``) is written at its position, directly.
     format : {"npz", "safetensors"}, optional
         The file format; by default ``"safetensors"`` for a path ending in
         ``.safetensors``, else ``"npz"``. A safetensors file holds a flat dict of
@@ -156,7 +158,7 @@ def save(obj: Any, path: str | os.PathLike[str], format: str | None = None) -> N
     ------
     TypeError
         For an object that cannot be saved, naming where it is (e.g.
-        ``obj['model']['scale']``).
+        ``obj['model']['scale']``), or a file opened in text mode.
     ValueError
         For a structure that contains itself.
     OSError
@@ -168,6 +170,16 @@ def save(obj: Any, path: str | os.PathLike[str], format: str | None = None) -> N
     The temporary file (``.<name>.<hash>.<random>.tmp`` beside ``path``) of a save that
     was killed is deleted by the next save to the same path.
     """
+    if hasattr(path, "write"):  # an open file: no temporary file to rename into place
+        if isinstance(path, io.TextIOBase):
+            raise TypeError("save needs a file opened in binary mode ('wb'), not text mode")
+        if _format_of(str(getattr(path, "name", "")), format) == "safetensors":
+            from .safetensors_format import to_bytes
+
+            path.write(to_bytes(obj))
+        else:
+            np.savez(path, **_npz_entries(obj))
+        return
     target = os.fspath(path)
     if _format_of(target, format) == "safetensors":
         from .safetensors_format import to_bytes
@@ -176,13 +188,18 @@ def save(obj: Any, path: str | os.PathLike[str], format: str | None = None) -> N
         with atomic_write(path) as f:
             f.write(data)
         return
+    entries = _npz_entries(obj)
+    with atomic_write(path) as f:
+        np.savez(f, **entries)
+
+
+def _npz_entries(obj: Any) -> dict[str, Any]:
+    """The arrays of ``obj`` and the JSON metadata entry that describes its structure."""
     encoder = _Encoder()
     root = encoder.encode(obj, "obj")
     meta = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "root": root}
     blob = np.frombuffer(json.dumps(meta, separators=(",", ":")).encode("utf-8"), np.uint8)
-    entries: dict[str, Any] = {META_KEY: blob, **encoder.arrays}
-    with atomic_write(path) as f:
-        np.savez(f, **entries)
+    return {META_KEY: blob, **encoder.arrays}
 
 
 # ---------------------------------------------------------------------- loading
@@ -345,16 +362,19 @@ def _describe_foreign(head: bytes) -> str:
 
 
 def load(
-    path: str | os.PathLike[str],
+    path: str | os.PathLike[str] | IO[bytes],
     map_location: MapLocation = None,
     format: str | None = None,
+    *,
+    weights_only: bool | None = None,
 ) -> Any:
     """Load an object written by :func:`save` (or a safetensors file).
 
     Parameters
     ----------
-    path : str or path-like
-        The checkpoint file.
+    path : str, path-like or binary file
+        The checkpoint file, or an open binary file (``torch.load(f)``) read from its
+        position.
     map_location : str, Device or dict, optional
         Where loaded tensors go: a device for all of them (``"cpu"``, ``"cuda:0"``), or
         a dict from saved device names to devices (``{"cuda:1": "cuda:0"}``). By
@@ -365,6 +385,12 @@ def load(
         By default ``"safetensors"`` for a path ending in ``.safetensors``, else
         ``"npz"``. A safetensors file loads as a dict of tensors (``requires_grad``
         False), ready for ``model.load_state_dict``.
+    weights_only : bool, optional
+        Accepted so that PyTorch's ``torch.load(path, weights_only=True)`` runs
+        unchanged; every value reads the same. PyTorch's ``weights_only=False`` lets a
+        pickle run code while loading; these files hold no pickles (they are read with
+        ``allow_pickle=False``), so loading is always as restricted as PyTorch's
+        ``weights_only=True``.
 
     Returns
     -------
@@ -376,6 +402,8 @@ def load(
     ------
     FileNotFoundError
         If there is no such file.
+    TypeError
+        If ``path`` is a file opened in text mode.
     ValueError
         If the file is not a checkpoint (random bytes, a pickle, a plain ``.npz``), is
         truncated or corrupt, holds an array whose header declares more data than the
@@ -384,23 +412,20 @@ def load(
     RuntimeError
         If ``map_location`` names a device that cannot be used here.
     """
-    name = os.fspath(path)
+    source, name = _source(path)
     _check_map_location(map_location)
     if _format_of(name, format) == "safetensors":
         from .safetensors_format import from_bytes
 
-        with open(name, "rb") as f:
-            data = f.read()
         try:
-            return from_bytes(data, _resolve_device("cpu", map_location))
+            return from_bytes(_read(source), _resolve_device("cpu", map_location))
         except ValueError as exc:
             raise ValueError(f"{name!r}: {exc}") from None
-    with open(name, "rb") as f:
-        head = f.read(8)
+    head = _read(source, 8)
     if not head.startswith(b"PK"):
         raise ValueError(f"{name!r} is not a minitorch_accel checkpoint: {_describe_foreign(head)}")
     try:
-        with np.load(name, allow_pickle=False) as npz:
+        with np.load(source, allow_pickle=False) as npz:
             if META_KEY not in npz.files:
                 raise _Corrupt(
                     "it is an .npz archive without minitorch_accel metadata (a plain "
@@ -420,6 +445,27 @@ def load(
             f"{name!r} is corrupt or truncated, it cannot be read as a minitorch_accel "
             f"checkpoint ({type(exc).__name__}: {exc})"
         ) from exc
+
+
+def _source(path: str | os.PathLike[str] | IO[bytes]) -> tuple[str | io.BytesIO, str]:
+    """What :func:`load` reads (a path, or an open file's remaining bytes in memory) and
+    the name its messages give.
+    """
+    if not hasattr(path, "read"):
+        name = os.fspath(path)
+        return name, name
+    if isinstance(path, io.TextIOBase):
+        raise TypeError("load needs a file opened in binary mode ('rb'), not text mode")
+    return io.BytesIO(path.read()), str(getattr(path, "name", "<file object>"))
+
+
+def _read(source: str | io.BytesIO, size: int = -1) -> bytes:
+    """The first ``size`` bytes of ``source`` (all of them for -1)."""
+    if isinstance(source, io.BytesIO):
+        data = source.getvalue()
+        return data if size < 0 else data[:size]
+    with open(source, "rb") as f:
+        return f.read(size)
 
 
 def _read_meta(blob: np.ndarray) -> dict[str, Any]:

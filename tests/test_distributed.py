@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -106,7 +107,7 @@ def test_sampler_is_a_sampler_with_pytorchs_arguments_and_split(
     from torch.utils.data.distributed import DistributedSampler as TorchSampler
 
     for r, shard in enumerate(shards):
-        theirs = TorchSampler(
+        theirs: Any = TorchSampler(
             list(range(n)), num_replicas=replicas, rank=r, shuffle=False, drop_last=drop_last
         )
         assert list(shard) == list(theirs) and len(shard) == len(theirs)

@@ -287,3 +287,32 @@ def test_numpy_array_on_the_left_defers_to_tensor() -> None:
     out = np.array([1.0, 1.0]) + t
     assert isinstance(out, Tensor) and out.requires_grad
     assert out.tolist() == [2.0, 3.0]
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: mta.tensor(1.5) * 1,
+        lambda: mta.tensor([1.5, 2.0]).sum() * 1,
+        lambda: mta.tensor(1.5, dtype="float64").exp().log(),
+        lambda: mta.tensor([3.0, 1.5])[1] + 0,
+    ],
+    ids=["mul", "sum-mul", "exp-log", "index-add"],
+)
+def test_a_0d_result_has_memory_that_views_and_in_place_ops_share(make: Any) -> None:
+    """A 0-d result of math (NumPy gives a scalar there) is a 0-d array of its own:
+    ``detach`` and ``view`` share it, so an in-place change shows through them, as in
+    PyTorch (before, the scalar was replaced and the aliases kept the old value)."""
+    x = make()
+    assert x.shape == () and isinstance(x.array, np.ndarray)
+    alias, view, want = x.detach(), x.view(()), (x.item() + 1.0) * 2.0
+    x.add_(1.0)
+    view.mul_(2.0)
+    assert x.item() == alias.item() == view.item() == want
+    assert np.shares_memory(x.array, alias.array)
+    torch = pytest.importorskip("torch")
+    t = torch.tensor(1.5) * 1
+    t_alias, t_view = t.detach(), t.view(())
+    t.add_(1.0)
+    t_view.mul_(2.0)
+    assert t.item() == t_alias.item() == t_view.item() == 5.0

@@ -8,7 +8,7 @@ CuPy.
 
 from __future__ import annotations
 
-from . import cuda, cupy, numpy
+from . import cuda, cudnn, cupy, numpy
 from .base import Backend, CaptureError, Communicator, Transfer, TransferStats, transfer_stats
 from .device import Device, DeviceLike
 from .registry import available, get, register, registered, unregister
@@ -27,6 +27,7 @@ __all__ = [
     "TransferStats",
     "available",
     "cuda",
+    "cudnn",
     "get",
     "register",
     "registered",

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..backends import Device, DeviceLike
-from .grad_mode import set_grad_enabled
+from .grad_mode import GradModeContext
 
 _float_dtype: np.dtype[Any] = np.dtype(np.float32)
 _device: Device | None = None
@@ -74,7 +74,7 @@ def device_or_default(device: DeviceLike | None) -> Device:
     return _device if _device is not None else Device("cpu")
 
 
-class inference_mode(set_grad_enabled):
+class inference_mode(GradModeContext):
     """Turn gradient recording off (as :class:`~minitorch_accel.no_grad`); PyTorch's
     name for inference. ``inference_mode(False)`` leaves recording on.
 

@@ -335,18 +335,43 @@ def rand(
 
 
 def randint(
-    low: int,
-    high: int,
-    size: Sequence[int],
+    *args: Any,
+    size: Sequence[int] | None = None,
+    generator: Any = None,
     dtype: DTypeLike = None,
     device: DeviceLike | None = None,
+    requires_grad: bool = False,
 ) -> Tensor:
-    """Random integers in [low, high). Default dtype int64."""
+    """Random integers in [low, high), uniformly, from the device's generator. Default
+    dtype int64.
+
+    Called as PyTorch's: ``randint(high, size)`` (``low`` is 0) or
+    ``randint(low, high, size)``, ``size`` positional or by keyword.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.randint(3, 5, (2, 2)).shape, mta.randint(10, size=(4,)).dtype
+    ((2, 2), dtype('int64'))
+    >>> sorted(set(mta.randint(2, (100,)).tolist()))
+    [0, 1]
+    """
+    if size is None and args and isinstance(args[-1], (tuple, list)):
+        *args, size = args  # type: ignore[assignment]
+    if size is None or len(args) not in (1, 2):
+        raise TypeError(
+            "randint takes (high, size) or (low, high, size), as torch.randint; got "
+            f"{len(args)} bounds and size={size!r}"
+        )
+    low, high = (0, args[0]) if len(args) == 1 else args
+    if high <= low:
+        raise ValueError(f"randint: expects low < high, got low={low} and high={high}")
     dev = device_or_default(device)
-    gen = dev.backend.generator(dev)
+    gen = generator if generator is not None else dev.backend.generator(dev)
     with dev.backend.device_context(dev):
-        array = gen.integers(low, high, size=tuple(size)).astype(as_dtype(dtype or np.int64))
-    return _place(array, dev, False)
+        array = gen.integers(low, high, size=_shape(tuple(size)))
+        array = array.astype(as_dtype(dtype or np.int64))
+    return _place(array, dev, requires_grad)
 
 
 def manual_seed(seed: int) -> None:

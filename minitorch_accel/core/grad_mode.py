@@ -32,13 +32,26 @@ def is_grad_enabled() -> bool:
     return _grad_mode.enabled
 
 
-class set_grad_enabled:
-    """Turn recording on or off in this thread, as a context manager or a decorator.
+class GradModeContext:
+    """Recording on or off inside a ``with`` block or a decorated function, and back to
+    what it was afterwards: the base of :class:`no_grad`, :class:`enable_grad` and
+    :class:`set_grad_enabled`.
 
     Parameters
     ----------
     mode : bool
         True records operations for backward, False does not.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> from minitorch_accel.core.grad_mode import GradModeContext
+    >>> off = GradModeContext(False)  # making it changes nothing yet
+    >>> mta.is_grad_enabled()
+    True
+    >>> with off:
+    ...     mta.is_grad_enabled()
+    False
     """
 
     def __init__(self, mode: bool) -> None:
@@ -58,13 +71,52 @@ class set_grad_enabled:
 
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with set_grad_enabled(mode):
+            with GradModeContext(mode):
                 return func(*args, **kwargs)
 
         return wrapper  # type: ignore[return-value]
 
 
-class no_grad(set_grad_enabled):
+class set_grad_enabled(GradModeContext):
+    """Turn recording on or off in this thread: at once as a plain call, or for a
+    ``with`` block or a decorated function (then back to what it was), as in PyTorch.
+
+    Parameters
+    ----------
+    mode : bool
+        True records operations for backward, False does not.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> x = mta.ones(2, requires_grad=True)
+    >>> with mta.set_grad_enabled(False):
+    ...     (x * 2).requires_grad
+    False
+    >>> _ = mta.set_grad_enabled(False)  # a plain call switches recording off...
+    >>> (x * 2).requires_grad
+    False
+    >>> _ = mta.set_grad_enabled(True)  # ...until switched on again
+    >>> (x * 2).requires_grad
+    True
+    """
+
+    def __init__(self, mode: bool) -> None:
+        super().__init__(mode)
+        self._before = _grad_mode.enabled  # what a with block returns to, as PyTorch's
+        _grad_mode.enabled = self.mode
+
+    def __enter__(self) -> None:
+        self._previous.append(self._before)
+        _grad_mode.enabled = self.mode
+
+    def __call__(self, func: F) -> F:
+        """Use this context as a decorator; making it changed nothing then."""
+        _grad_mode.enabled = self._before
+        return super().__call__(func)
+
+
+class no_grad(GradModeContext):
     """Do not record operations: for inference and in-place parameter updates.
 
     Examples
@@ -81,7 +133,7 @@ class no_grad(set_grad_enabled):
         super().__init__(False)
 
 
-class enable_grad(set_grad_enabled):
+class enable_grad(GradModeContext):
     """Record operations again inside a :class:`no_grad` block."""
 
     def __init__(self) -> None:

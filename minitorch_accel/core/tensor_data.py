@@ -68,6 +68,8 @@ class TensorData:
         cls: type[_T], data: Any, device: Device, requires_grad: bool, node: Function | None
     ) -> _T:
         """Wrap a backend array without any checks (the hot path of every op)."""
+        if isinstance(data, np.generic):  # NumPy's 0-d results are scalars, with no
+            data = np.asarray(data)  # memory to write in place or to share with views
         if _memory.enabled:  # count its bytes (and those ``node`` saved); may raise OOM
             _memory.record_tensor(data, device, node)
         t = object.__new__(cls)
@@ -280,6 +282,44 @@ class TensorData:
         """The array module of this tensor (``numpy`` or ``cupy``)."""
         return self.device.backend.xp
 
+    @property
+    def is_cpu(self) -> bool:
+        """True if the tensor lives on a CPU device (``"cpu"`` or a virtual ``"cpu:N"``).
+
+        Examples
+        --------
+        >>> import minitorch_accel as mta
+        >>> x = mta.zeros(2, device="cpu:1")
+        >>> x.is_cpu, x.is_cuda, x.is_xpu
+        (True, False, False)
+        """
+        return self.backend.name == "cpu"  # the backend's name is the device type's
+
+    @property
+    def is_cuda(self) -> bool:
+        """True if the tensor lives on a CUDA GPU (a ``"cuda"`` or ``"cuda:N"`` device).
+
+        Examples
+        --------
+        >>> import minitorch_accel as mta
+        >>> mta.ones(3).is_cuda
+        False
+        """
+        return self.backend.name == "cuda"
+
+    @property
+    def is_xpu(self) -> bool:
+        """True if the tensor lives on an Intel XPU: never here, there is no XPU backend
+        (PyTorch scripts test it beside :attr:`is_cuda`).
+
+        Examples
+        --------
+        >>> import minitorch_accel as mta
+        >>> mta.ones(3).is_xpu
+        False
+        """
+        return self.backend.name == "xpu"
+
     def requires_grad_(self: _T, requires_grad: bool = True) -> _T:
         """Set :attr:`requires_grad` in place and return self.
 
@@ -330,6 +370,22 @@ class TensorData:
     def __int__(self) -> int:
         return int(self.item())
 
+    def __index__(self) -> int:
+        """A one-element integer (or bool) tensor as a Python index, as in PyTorch.
+
+        Examples
+        --------
+        >>> import minitorch_accel as mta
+        >>> ["a", "b", "c"][mta.tensor([0.1, 0.9, 0.3]).argmax()]
+        'b'
+        """
+        if self.numel() != 1 or self.dtype.kind not in "iub":
+            raise TypeError(
+                "only integer tensors of a single element can be converted to an index; "
+                f"this one has dtype {self.dtype} and shape {self.shape}"
+            )
+        return int(self.item())
+
     def __bool__(self) -> bool:
         if self.numel() != 1:
             raise RuntimeError(
@@ -337,6 +393,20 @@ class TensorData:
                 ".any() or .all()"
             )
         return bool(self.item())
+
+    def __format__(self, format_spec: str) -> str:
+        """A 0-d tensor formats as its Python number (``f"{loss:.4f}"``), as in PyTorch;
+        other tensors accept only the empty spec (their ``str``).
+
+        Examples
+        --------
+        >>> import minitorch_accel as mta
+        >>> "{:+.2f} x".format(mta.tensor([1.5, -2.0]).view(-1)[1])
+        '-2.00 x'
+        """
+        if self.ndim == 0:
+            return format(self.item(), format_spec)
+        return object.__format__(self, format_spec)
 
     def __len__(self) -> int:
         if self.ndim == 0:

@@ -161,13 +161,19 @@ class TensorDataset(Dataset[Sample]):
     Parameters
     ----------
     *arrays : numpy.ndarray or Tensor
-        At least one; all with the same length along the first dimension. Tensors
-        are brought to the host as NumPy arrays (the loader moves batches to a device).
+        At least one; all with the same length along the first dimension. The loader
+        builds batches from host copies of them (``arrays``) and moves each batch to a
+        device.
 
     Attributes
     ----------
     arrays : tuple of numpy.ndarray
-        The data, used by :class:`DataLoader` to build batches by fancy indexing.
+        The data on the host, used by :class:`DataLoader` to build batches by fancy
+        indexing.
+    tensors : tuple
+        The data as given: indexing the dataset (``ds[i]``, ``ds[i:j]``) indexes these,
+        so a part given as a Tensor comes back as a Tensor (as in PyTorch) and a part
+        given as a NumPy array as an array.
 
     Raises
     ------
@@ -181,6 +187,10 @@ class TensorDataset(Dataset[Sample]):
     >>> ds = TensorDataset(np.zeros((5, 3), np.float32), np.arange(5))
     >>> len(ds), ds[2][1]
     (5, np.int64(2))
+    >>> import minitorch_accel as mta
+    >>> x, y = TensorDataset(mta.arange(10.0), mta.arange(10))[2:5]
+    >>> x, y
+    (tensor([2., 3., 4.]), tensor([2, 3, 4]))
     """
 
     def __init__(self, *arrays: npt.ArrayLike | Tensor) -> None:
@@ -195,14 +205,17 @@ class TensorDataset(Dataset[Sample]):
                 f"TensorDataset arrays must have the same first dimension, got shapes {shapes}"
             )
         self.arrays: tuple[npt.NDArray[Any], ...] = data
+        self.tensors: tuple[Any, ...] = tuple(
+            a if isinstance(a, Tensor) else d for a, d in zip(arrays, data, strict=True)
+        )
 
     def __len__(self) -> int:
         """Number of samples (the common first dimension)."""
         return int(self.arrays[0].shape[0])
 
-    def __getitem__(self, index: int) -> Sample:
-        """Return ``(a[index], b[index], ...)``."""
-        return tuple(a[index] for a in self.arrays)
+    def __getitem__(self, index: Any) -> Sample:
+        """Return ``(a[index], b[index], ...)``, each part as its input's kind."""
+        return tuple(t[index] for t in self.tensors)
 
     def __repr__(self) -> str:
         shapes = ", ".join(f"{a.dtype}{list(a.shape)}" for a in self.arrays)

@@ -302,10 +302,14 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     """``nn.DataParallel``, defined in :mod:`minitorch_accel.parallel.data_parallel` (it
     needs the parallel layer's threads; ``nn`` sits below ``parallel`` and must not import
-    it when loaded), imported on first use.
+    it when loaded), imported on first use; likewise the module ``nn.parallel``.
     """
     if name == "DataParallel":
         import importlib
 
         return importlib.import_module("minitorch_accel.parallel.data_parallel").DataParallel
+    if name == "parallel":  # ``nn.parallel`` without ``import minitorch_accel.nn.parallel``
+        import importlib
+
+        return importlib.import_module("minitorch_accel.nn.parallel")
     raise AttributeError(f"module 'minitorch_accel.nn' has no attribute {name!r}")

@@ -62,13 +62,18 @@ def chunk(tensor: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
 
 def repeat(tensor: Tensor, *sizes: Any) -> Tensor:
     """Tile the tensor ``sizes[i]`` times along each dim (extra leading sizes add dims),
-    as ``Tensor.repeat`` (NumPy's ``tile``).
+    as ``Tensor.repeat`` (NumPy's ``tile``). The result has memory of its own, as in
+    PyTorch: writing into it in place changes neither the input nor other copies.
 
     Examples
     --------
     >>> import minitorch_accel as mta
     >>> mta.tensor([1, 2]).repeat(2, 2).tolist()
     [[1, 2, 1, 2], [1, 2, 1, 2]]
+    >>> x = mta.tensor([1.0, 2.0])
+    >>> y = x.repeat(2).div_(2)
+    >>> x.tolist(), y.tolist()
+    ([1.0, 2.0], [0.5, 1.0, 0.5, 1.0])
     """
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
         sizes = tuple(sizes[0])
@@ -85,7 +90,9 @@ def repeat(tensor: Tensor, *sizes: Any) -> Tensor:
         # a new axis of ``times`` copies in front of dim d, merged into it
         tiled = out.unsqueeze(d).expand(*shape[:d], int(times), *shape[d:])
         out = tiled.reshape(*shape[:d], int(times) * shape[d], *shape[d + 1 :])
-    return out
+    # the reshapes may be views of the input, some with stride 0 (the same element seen
+    # several times, read-only): copy into memory of its own
+    return out.clone()
 
 
 def unflatten(tensor: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:

@@ -27,6 +27,7 @@ from . import matmul as _M
 from . import products as _P
 from . import reduce as _R
 from . import reduce_more as _RM
+from . import sampling as _sampling
 from . import scan as _scan
 from . import set_ops as _set
 from . import shape as _S
@@ -601,6 +602,16 @@ class TensorMethods:
     ) -> Tensor:
         """See :func:`minitorch_accel.histc`."""
         return _set.histc(self, bins, min, max)
+
+    def multinomial(
+        self: Any,
+        num_samples: builtins.int,
+        replacement: builtins.bool = False,
+        *,
+        generator: Any = None,
+    ) -> Tensor:
+        """See :func:`minitorch_accel.multinomial`."""
+        return _sampling.multinomial(self, num_samples, replacement, generator=generator)
 
     # ------------------------------------------------------------ new tensors like this one
     def new_tensor(

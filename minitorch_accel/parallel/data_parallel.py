@@ -237,3 +237,45 @@ def _gather(outputs: list[Any], device: Device) -> Any:
     raise TypeError(
         f"DataParallel gathers Tensors or tuples/lists of them, got {type(first).__name__}"
     )
+
+
+def data_parallel(
+    module: Module,
+    inputs: Any,
+    device_ids: Sequence[DeviceLike | int] | None = None,
+    output_device: DeviceLike | int | None = None,
+    dim: int = 0,
+    module_kwargs: dict[str, Any] | None = None,
+) -> Any:
+    """``module(*inputs, **module_kwargs)`` run as :class:`DataParallel` runs it, for one
+    call (PyTorch's ``nn.parallel.data_parallel``): the batch split over ``device_ids``,
+    a replica on each, the outputs gathered on ``output_device``; differentiable.
+
+    Parameters
+    ----------
+    module : Module
+        The model, with its parameters and buffers on ``device_ids[0]``.
+    inputs : Tensor or tuple
+        The positional inputs (one tensor, or a tuple of them).
+    device_ids, output_device, dim
+        As for :class:`DataParallel` (integers mean ``cuda:i``; only ``dim=0``).
+    module_kwargs : dict, optional
+        Keyword inputs, split like the positional ones.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> from minitorch_accel import nn
+    >>> model = nn.Linear(3, 2).to("cpu:1")
+    >>> x = mta.randn(5, 3, device="cpu:1")
+    >>> out = nn.parallel.data_parallel(model, x, ["cpu:1", "cpu:2"])
+    >>> out.shape, bool(mta.allclose(out, model(x)))
+    ((5, 2), True)
+    """
+    if not isinstance(inputs, tuple):
+        inputs = (inputs,) if inputs is not None else ()
+    wrapper = DataParallel(module, device_ids, output_device, dim)
+    try:
+        return wrapper(*inputs, **(module_kwargs or {}))
+    finally:
+        wrapper.close()
