@@ -26,6 +26,7 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import math
@@ -170,36 +171,27 @@ def save(obj: Any, path: str | os.PathLike[str] | IO[bytes], format: str | None 
     The temporary file (``.<name>.<hash>.<random>.tmp`` beside ``path``) of a save that
     was killed is deleted by the next save to the same path.
     """
-    if hasattr(path, "write"):  # an open file: no temporary file to rename into place
+    sink: contextlib.AbstractContextManager[Any]
+    if hasattr(path, "write"):  # an open file: written directly, at its position
         if isinstance(path, io.TextIOBase):
             raise TypeError("save needs a file opened in binary mode ('wb'), not text mode")
-        if _format_of(str(getattr(path, "name", "")), format) == "safetensors":
-            from .safetensors_format import to_bytes
-
-            path.write(to_bytes(obj))
-        else:
-            np.savez(path, **_npz_entries(obj))
-        return
-    target = os.fspath(path)
-    if _format_of(target, format) == "safetensors":
+        name, sink = str(getattr(path, "name", "")), contextlib.nullcontext(path)
+    else:  # a path: replaced only once the whole checkpoint is written
+        name, sink = os.fspath(path), atomic_write(path)
+    if _format_of(name, format) == "safetensors":
         from .safetensors_format import to_bytes
 
         data = to_bytes(obj)
-        with atomic_write(path) as f:
+        with sink as f:
             f.write(data)
         return
-    entries = _npz_entries(obj)
-    with atomic_write(path) as f:
-        np.savez(f, **entries)
-
-
-def _npz_entries(obj: Any) -> dict[str, Any]:
-    """The arrays of ``obj`` and the JSON metadata entry that describes its structure."""
     encoder = _Encoder()
     root = encoder.encode(obj, "obj")
     meta = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "root": root}
     blob = np.frombuffer(json.dumps(meta, separators=(",", ":")).encode("utf-8"), np.uint8)
-    return {META_KEY: blob, **encoder.arrays}
+    entries: dict[str, Any] = {META_KEY: blob, **encoder.arrays}
+    with sink as f:
+        np.savez(f, **entries)
 
 
 # ---------------------------------------------------------------------- loading
