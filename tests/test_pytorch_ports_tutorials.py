@@ -1147,6 +1147,7 @@ def test_autograd_tutorial_matches_pytorch() -> None:
     fine-tuning with frozen parameters and a replaced ``fc`` equal PyTorch (float32:
     rtol 1e-5); frozen parameters keep no gradient and do not move."""
     t = torch_modules()
+    mta.manual_seed(0)  # the same weights and data whatever ran before
     share, ours, theirs = Shared(), Printed(), Printed()
     step, model = autograd_tutorial(mta, mta.nn, mta.optim, share, ours)
     share.replay()
