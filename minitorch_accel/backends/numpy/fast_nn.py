@@ -29,6 +29,7 @@ import numpy as np
 
 from ..fast_paths import register_fast
 from ..layout import Array, _has_layout, empty_with_layout, physical_order, with_layout
+from ..pool_kernels import masked_into
 from .threads import for_blocks, parallel_for, splits
 
 #: Fewest elements per chunk of an elementwise pass (256 KiB of float32).
@@ -138,7 +139,9 @@ def masked_grad_into(grad: Array, keep: Array, out: Array) -> None:
     ``keep``, exactly 0 elsewhere) written into ``out``: 1-D arrays, ``keep`` bool,
     ``grad`` and ``out`` floats of one dtype. As :func:`relu_grad_into`, a word of all-one
     or all-zero bits (``0 - keep`` in unsigned arithmetic) ANDed with the bits of
-    ``grad``, at the speed of a multiply where ``np.where`` would branch.
+    ``grad``, at the speed of a multiply where ``np.where`` would branch: the kernel
+    :func:`~minitorch_accel.backends.pool_kernels.masked_into`, which max pooling's
+    gradient uses too.
 
     Examples
     --------
@@ -148,9 +151,7 @@ def masked_grad_into(grad: Array, keep: Array, out: Array) -> None:
     >>> out.tolist()
     [0.0, 2.0, 0.0]
     """
-    bits = _BITS[grad.itemsize]
-    mask = np.subtract(bits(0), keep.view(np.uint8), dtype=bits)
-    np.bitwise_and(grad.view(bits), mask, out=out.view(bits))
+    masked_into(np, grad, keep, out)
 
 
 def masked_grad(fn: Any, grad: Array, *, keep: Array) -> Array:
