@@ -386,8 +386,12 @@ def _run_dcgan_ours(
 
 
 # float32 (the program's own dtype): the frameworks sum in different orders; after three
-# Adam steps the losses and weights agree to ~2e-7 relative, so 1e-5 leaves a margin.
-DCGAN_TOLERANCE = {np.float64: (STEP_RTOL, 1e-12), np.float32: (1e-5, 1e-7)}
+# Adam steps the losses and most weights agree to ~2e-7 relative, so 1e-5 leaves a margin.
+# Adam divides each gradient by its own running size, so where a weight's gradients
+# nearly cancel from one step to the next, that rounding moves its update by a small part
+# of the learning rate (seen: 0.16% of lr on one weight in 4,096, depending on the order
+# of the batches): weights are also allowed 1% of lr.
+DCGAN_TOLERANCE = {np.float64: (STEP_RTOL, 1e-12), np.float32: (1e-5, 1e-2 * DCGAN_OPT.lr)}
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["float64", "float32"])
