@@ -43,6 +43,7 @@ PAGES: tuple[Page, ...] = (
         "What a tensor is, how to make one, and the engine that differentiates.",
         (
             "minitorch_accel.core.tensor",
+            "minitorch_accel.core.legacy_constructor",
             "minitorch_accel.core.tensor_data",
             "minitorch_accel.core.factories",
             "minitorch_accel.core.function",
@@ -57,9 +58,11 @@ PAGES: tuple[Page, ...] = (
             "minitorch_accel.safetensors_format",
             "minitorch_accel.core.dlpack",
             "minitorch_accel.ops.tensor_methods",
+            "minitorch_accel.ops.inplace_shape",
             "minitorch_accel.core.size",
             "minitorch_accel.core.return_types",
             "minitorch_accel.core.defaults",
+            "minitorch_accel.core.printoptions",
         ),
     ),
     Page(
@@ -125,6 +128,8 @@ PAGES: tuple[Page, ...] = (
             "minitorch_accel.ops.misc_layers",
             "minitorch_accel.ops.attention",
             "minitorch_accel.ops.sampling",
+            "minitorch_accel.ops.random_fill",
+            "minitorch_accel.ops.torch_surface",
         ),
     ),
     Page(

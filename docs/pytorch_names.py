@@ -121,6 +121,43 @@ SECTIONS: dict[str, list[Name]] = {
     + [
         Name("torch.unique", "unique", DIFFERS, "always sorted; records no gradient"),
         Name("torch.Tensor.new_empty", "Tensor.new_empty", note="filled with zeros"),
+        Name(
+            "torch.Tensor",
+            "Tensor",
+            DIFFERS,
+            "the legacy constructor, as PyTorch's (Tensor([[3]]) is float32; no dtype= or "
+            "requires_grad=; Tensor(t) aliases t); Tensor(*sizes) holds zeros (PyTorch: "
+            "uninitialized); device= takes any device (PyTorch: CPU only); arrays with "
+            "negative strides are accepted",
+        ),
+        *_same(
+            "Tensor",
+            "unsqueeze_ squeeze_ t_ transpose_ swapaxes_ swapdims_ detach_ fill_diagonal_ "
+            "put_ index_reduce_",
+        ),
+        *_same("Tensor", "apply_ map_ map2_", note="CPU tensors only, as in PyTorch"),
+        Name(
+            "torch.Tensor.resize_",
+            "Tensor.resize_",
+            DIFFERS,
+            "new elements are zeros; growing gives new memory that earlier views no longer "
+            "share; a strided tensor keeps its own elements, not the storage around them",
+        ),
+        Name("torch.Tensor.resize_as_", "Tensor.resize_as_", DIFFERS, "as resize_"),
+        Name(
+            "torch.Tensor.as_strided_",
+            "Tensor.as_strided_",
+            DIFFERS,
+            "storage_offset counts from the tensor's first element (PyTorch: from its "
+            "storage's start; the same unless the tensor views a larger one)",
+        ),
+        Name(
+            "torch.Tensor.share_memory_",
+            "Tensor.share_memory_",
+            DIFFERS,
+            "returns the tensor; its memory stays where it is",
+        ),
+        Name("torch.Tensor.set_", "Tensor.set_", MISSING, "a tensor's storage is its array"),
     ],
     "Reductions and scans": _same(
         "",
@@ -144,6 +181,63 @@ SECTIONS: dict[str, list[Name]] = {
             "softmax",
             note="without dim: PyTorch's legacy implicit dim and warning (as "
             "nn.functional.softmax; torch.softmax itself requires dim)",
+        ),
+    ],
+    "More elementwise math, in place, and random fills": _same(
+        "",
+        "absolute negative divide multiply subtract arcsin arccos arctan arcsinh arccosh "
+        "arctanh greater greater_equal less less_equal not_equal conj_physical sinc deg2rad "
+        "rad2deg addcmul addcdiv renorm gcd lcm nextafter lgamma digamma polygamma mvlgamma i0",
+    )
+    + _same(
+        "Tensor",
+        "neg negative absolute divide multiply subtract arcsin arccos arctan arcsinh arccosh "
+        "arctanh greater greater_equal less less_equal not_equal conj_physical sinc deg2rad "
+        "rad2deg addcmul addcdiv renorm gcd lcm nextafter lgamma digamma "
+        "polygamma mvlgamma i0 bernoulli "
+        "abs_ absolute_ neg_ negative_ exp_ log_ log1p_ sqrt_ rsqrt_ sin_ cos_ tan_ arcsin_ "
+        "arccos_ arctan_ erf_ lgamma_ digamma_ polygamma_ mvlgamma_ i0_ sinc_ deg2rad_ rad2deg_ "
+        "conj_physical_ pow_ divide_ multiply_ subtract_ heaviside_ gcd_ lcm_ nextafter_ "
+        "addcmul_ addcdiv_ addmm_ addmv_ addr_ addbmm_ baddbmm_ renorm_ eq_ ne_ lt_ "
+        "le_ gt_ ge_ greater_ greater_equal_ less_ less_equal_ not_equal_",
+    )
+    + [
+        *_same(
+            "",
+            "igamma igammac",
+            DIFFERS,
+            "series and continued fraction, not Cephes: for large a (a near x, both beyond "
+            "about 20) the float64 values differ from PyTorch's in the 10th digit (ours "
+            "are the closer to the true value)",
+        ),
+        Name(
+            "torch.ldexp",
+            "ldexp",
+            DIFFERS,
+            "the gradient is 2**other also for negative exponents, where PyTorch's is 0",
+        ),
+        Name("torch.Tensor.ldexp_", "Tensor.ldexp_", DIFFERS, "as ldexp"),
+        *_same(
+            "Tensor",
+            "arcsinh_ arccosh_ arctanh_",
+            note="differentiable in place (PyTorch's inverse hyperbolic in-place methods "
+            "raise in backward)",
+        ),
+        *_same("Tensor", "igamma igammac igamma_ igammac_", DIFFERS, "as torch.igamma"),
+        Name("torch.Tensor.ldexp", "Tensor.ldexp", DIFFERS, "as ldexp"),
+        *_same(
+            "Tensor",
+            "uniform_ normal_ bernoulli_ exponential_ cauchy_ log_normal_ geometric_",
+            DIFFERS,
+            "another generator (the device's, or a NumPy/CuPy generator=): the values differ "
+            "from PyTorch's for the same seed, the distribution is the same; bad parameters "
+            "raise ValueError (RuntimeError in PyTorch) with PyTorch's message",
+        ),
+        Name(
+            "torch.Tensor.random_",
+            "Tensor.random_",
+            DIFFERS,
+            "as normal_; PyTorch's keyword from is spelled from_ (or pass it by position)",
         ),
     ],
     "Elementwise math, bitwise and logical ops": _same(
@@ -567,6 +661,108 @@ SECTIONS: dict[str, list[Name]] = {
             note="enforce_sorted=False sorts equal lengths stably",
         )
     ],
+    "More torch.*, Tensor and nn.functional names": _same(
+        "",
+        "as_tensor asarray clone detach t numel is_tensor is_floating_point is_complex "
+        "is_signed is_nonzero is_same_size concat concatenate rsub fmax fmin dist diagflat "
+        "msort select narrow_copy split_with_sizes vander scalar_tensor trapezoid trapz "
+        "cumulative_trapezoid cov corrcoef hann_window hamming_window blackman_window "
+        "bartlett_window kaiser_window use_deterministic_algorithms "
+        "are_deterministic_algorithms_enabled is_deterministic_algorithms_warn_only_enabled "
+        "initial_seed seed typename",
+    )
+    + _same(
+        "",
+        "conv1d conv2d conv_transpose1d conv_transpose2d max_pool1d max_pool2d avg_pool1d "
+        "adaptive_avg_pool1d adaptive_max_pool1d dropout alpha_dropout feature_alpha_dropout "
+        "layer_norm group_norm batch_norm instance_norm embedding pixel_shuffle "
+        "pixel_unshuffle cosine_similarity pairwise_distance pdist kl_div selu celu prelu "
+        "threshold bilinear binary_cross_entropy_with_logits poisson_nll_loss "
+        "cosine_embedding_loss hinge_embedding_loss margin_ranking_loss triplet_margin_loss "
+        "channel_shuffle rms_norm",
+        note="PyTorch's top-level signatures (positional train flags, reduction as an int)",
+    )
+    + [
+        Name("torch.finfo", "finfo"),
+        Name("torch.iinfo", "iinfo"),
+        Name(
+            "torch.get_rng_state",
+            "get_rng_state",
+            DIFFERS,
+            "a uint8 tensor of this framework's state (JSON of the NumPy generators), not "
+            "PyTorch's 5056 bytes",
+        ),
+        Name("torch.set_rng_state", "set_rng_state", DIFFERS, "takes get_rng_state()'s state only"),
+        Name(
+            "torch.set_printoptions",
+            "set_printoptions",
+            DIFFERS,
+            "NumPy's layout; the default profile keeps threshold 200 and linewidth 75",
+        ),
+        Name(
+            "torch.normal",
+            "normal",
+            DIFFERS,
+            "draws from this framework's generator; generator= takes a NumPy/CuPy Generator",
+        ),
+        Name("torch.bernoulli", "bernoulli", DIFFERS, "as torch.normal"),
+        Name("torch.poisson", "poisson", DIFFERS, "as torch.normal"),
+        Name("torch.range", "range", note="deprecated: warns as PyTorch"),
+        Name("torch.unravel_index", "unravel_index", note="out-of-range indices wrap, as PyTorch"),
+        Name(
+            "torch.set_float32_matmul_precision",
+            "set_float32_matmul_precision",
+            note='no effect on the CPU; on CUDA "high"/"medium" mean TF32 '
+            "(backends.cuda.matmul.allow_tf32)",
+        ),
+        Name("torch.get_float32_matmul_precision", "get_float32_matmul_precision"),
+        Name(
+            "torch.set_num_interop_threads",
+            "set_num_interop_threads",
+            DIFFERS,
+            "recorded only: ops run one at a time",
+        ),
+        Name("torch.get_num_interop_threads", "get_num_interop_threads"),
+    ]
+    + _same(
+        "Tensor",
+        "maximum minimum fmax fmin is_floating_point is_signed is_complex is_nonzero "
+        "is_same_size data_ptr stride storage_offset get_device itemsize select narrow_copy "
+        "split_with_sizes diagflat dist msort where sum_to_size H mH adjoint conj "
+        "resolve_conj resolve_neg is_conj is_neg cov corrcoef prelu hardshrink "
+        "register_post_accumulate_grad_hook is_shared",
+    )
+    + [
+        Name("Tensor.unfold", "Tensor.unfold", DIFFERS, "a copy, not a view"),
+        Name("Tensor.new", "Tensor.new", note="new(*sizes) holds zeros"),
+        Name(
+            "Tensor.is_inference",
+            "Tensor.is_inference",
+            DIFFERS,
+            "always False: inference_mode does not mark tensors here",
+        ),
+        Name("Tensor.pin_memory", "Tensor.pin_memory", note="raises without a GPU, as PyTorch"),
+        Name("Tensor.is_pinned", "Tensor.is_pinned"),
+    ]
+    + _same(
+        "nn.functional",
+        "relu_ elu_ selu_ celu_ leaky_relu_ hardtanh_ threshold_ rrelu rrelu_ pdist",
+        note="in place: computed out of place, then written (no memory saved)",
+    )
+    + [
+        Name(
+            "torch.nn.functional.gumbel_softmax",
+            "nn.functional.gumbel_softmax",
+            DIFFERS,
+            "draws from this framework's generator",
+        ),
+        Name("torch.nn.RReLU", "nn.RReLU", DIFFERS, "draws from this framework's generator"),
+        Name(
+            "torch.nn.Buffer",
+            "nn.Buffer",
+            note="the module holds the Buffer (a Tensor subclass), not a plain Tensor",
+        ),
+    ],
     "Autograd": [
         Name(
             "Tensor.grad_fn.name()",
@@ -580,6 +776,7 @@ SECTIONS: dict[str, list[Name]] = {
         Name("Tensor._version", "Tensor._version"),
         Name("torch.autograd.detect_anomaly", "autograd.detect_anomaly"),
         Name("torch.autograd.grad", "grad"),
+        Name("torch.is_inference_mode_enabled", "is_inference_mode_enabled"),
         Name(
             "torch.autograd.Function",
             "autograd.Function",

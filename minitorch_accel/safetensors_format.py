@@ -74,4 +74,4 @@ def from_bytes(data: bytes, device: Any) -> dict[str, Tensor]:
         raise
     except Exception as exc:  # the Rust reader raises its own error types
         raise ValueError(f"not a valid safetensors file ({type(exc).__name__}: {exc})") from exc
-    return {name: Tensor(array, device=device) for name, array in arrays.items()}
+    return {name: Tensor._from_data(array, device=device) for name, array in arrays.items()}

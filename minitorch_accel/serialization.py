@@ -249,7 +249,7 @@ class _Decoder:
             if name not in self._tensors:
                 array = self._array(node, where)
                 dev = self._device(_get(node, "device", str))
-                t = Tensor(array, device=dev)
+                t = Tensor._from_data(array, device=dev)
                 if _get(node, "rg", bool) and array.dtype.kind == "f":
                     t.requires_grad_(True)
                 self._tensors[name] = t

@@ -101,7 +101,7 @@ class ToTensor:
         chw = pic[None] if pic.ndim == 2 else pic.transpose(2, 0, 1)
         if chw.dtype == np.uint8:
             chw = chw.astype(np.float32) / np.float32(255.0)
-        return Tensor(np.ascontiguousarray(chw))
+        return Tensor._from_data(np.ascontiguousarray(chw))
 
     def __repr__(self) -> str:
         return "ToTensor()"
@@ -163,7 +163,7 @@ class Normalize:
             x -= mean
             x /= std
             return tensor
-        return Tensor((x - mean) / std, device=tensor.device)
+        return Tensor._from_data((x - mean) / std, device=tensor.device)
 
     def __repr__(self) -> str:
         return f"Normalize(mean={self.mean}, std={self.std})"
@@ -283,7 +283,7 @@ class RandomCrop:
         index = [slice(None)] * x.ndim
         index[h_axis], index[w_axis] = slice(top, top + th), slice(left, left + tw)
         out = np.ascontiguousarray(x[tuple(index)])
-        return Tensor(out, device=image.device) if isinstance(image, Tensor) else out
+        return Tensor._from_data(out, device=image.device) if isinstance(image, Tensor) else out
 
     def __repr__(self) -> str:
         return f"RandomCrop(size={self.size}, padding={self.padding})"
@@ -311,7 +311,7 @@ class RandomHorizontalFlip:
             return image
         if isinstance(image, Tensor):
             flipped = image.xp.flip(image.array, axis=w_axis)
-            return Tensor(image.xp.ascontiguousarray(flipped), device=image.device)
+            return Tensor._from_data(image.xp.ascontiguousarray(flipped), device=image.device)
         return np.ascontiguousarray(np.flip(image, axis=w_axis))
 
     def __repr__(self) -> str:

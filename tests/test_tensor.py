@@ -277,7 +277,7 @@ def test_repr() -> None:
 
 
 def test_constructor_and_class() -> None:
-    t = Tensor([1.0, 2.0], requires_grad=True)
+    t = Tensor([1.0, 2.0]).requires_grad_()
     assert isinstance(t, Tensor) and t.requires_grad
     assert isinstance(mta.tensor(1.0), mta.Tensor)
 

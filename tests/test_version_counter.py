@@ -372,6 +372,6 @@ def test_a_tensor_wrapping_another_without_a_copy_shares_its_counter() -> None:
     assert np.shares_memory(alias.array, source.array)
     alias.add_(1.0)
     assert source._version == 1
-    copy = mta.Tensor(source, dtype=mta.float64)
+    copy = mta.Tensor(source.to(mta.float64))  # a converted copy: a counter of its own
     copy.add_(1.0)
     assert source._version == 1 and source.tolist() == [2.0, 2.0, 2.0]

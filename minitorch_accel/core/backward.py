@@ -124,6 +124,13 @@ def _run_node(fn: Function, grad_out: Tensor, sink: _GradientSink) -> None:
 def sum_to_shape(grad: Tensor, shape: tuple[int, ...]) -> Tensor:
     """Sum a broadcast gradient back to ``shape`` (the inverse of broadcasting)."""
     extra = grad.ndim - len(shape)
+    if extra >= 0 and any(s not in (1, g) for s, g in zip(shape, grad.shape[extra:], strict=True)):
+        # e.g. a tensor whose shape changed in place (t_() under no_grad) after the op
+        raise RuntimeError(
+            f"a node returned an invalid gradient - got {list(grad.shape)} but expected "
+            f"shape compatible with {list(shape)} (did the tensor change shape in place, "
+            "as t_() or unsqueeze_() under no_grad, after the op that made it?)"
+        )
     dims = tuple(range(extra)) + tuple(
         extra + i for i, s in enumerate(shape) if s == 1 and grad.shape[extra + i] != 1
     )
@@ -240,6 +247,10 @@ class _GradientSink:
             if _journal.before is not None:
                 _journal.before.setdefault(id(leaf), (leaf, leaf.grad))
             _on_device(g.device, _accumulate_into_leaf, leaf, g, False)
+            for hook in leaf._hooks or ():  # register_post_accumulate_grad_hook's
+                after = getattr(hook, "after", None)
+                if after is not None:
+                    after(leaf)
         if self.outermost and _journal.pending:
             for leaf, g in _journal.pending.values():
                 _on_device(g.device, _accumulate_into_leaf, leaf, g, False)

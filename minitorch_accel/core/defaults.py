@@ -8,12 +8,13 @@ float64; ``set_default_device("cpu:1")`` puts new tensors made without a ``devic
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
 
 from ..backends import Device, DeviceLike
-from .grad_mode import GradModeContext
+from .grad_mode import F, GradModeContext, _inference_mode
 
 _float_dtype: np.dtype[Any] = np.dtype(np.float32)
 _device: Device | None = None
@@ -92,3 +93,25 @@ class inference_mode(GradModeContext):
 
     def __init__(self, mode: bool = True) -> None:
         super().__init__(not mode)
+        self.inference = bool(mode)
+        self._inference_before: list[bool] = []
+
+    def __enter__(self) -> None:
+        self._inference_before.append(_inference_mode.enabled)
+        _inference_mode.enabled = self.inference  # what is_inference_mode_enabled() says
+        super().__enter__()
+
+    def __exit__(self, *exc: object) -> None:
+        super().__exit__(*exc)
+        _inference_mode.enabled = self._inference_before.pop()
+
+    def __call__(self, func: F) -> F:
+        """Use this context as a decorator: ``func`` runs inside it."""
+        inference = self.inference
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with inference_mode(inference):
+                return func(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]

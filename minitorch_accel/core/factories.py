@@ -64,7 +64,7 @@ def tensor(
         data = data.copy()
     elif isinstance(data, Tensor):
         data = data.detach().clone()
-    return Tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
+    return Tensor._from_data(data, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def from_numpy(array: np.ndarray) -> Tensor:

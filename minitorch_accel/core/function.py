@@ -318,6 +318,41 @@ class Clone(Function):
         return grad
 
 
+class Alias(Function):
+    """``a`` itself under another name (``Tensor(tensor)``): a view of all of ``a``;
+    the gradient passes unchanged (PyTorch's ``AliasBackward0``).
+    """
+
+    saves_inputs = False  # backward needs no input's values
+    returns_view = True
+
+    def forward(self, a: Any) -> Any:
+        """A new array object on ``a``'s memory."""
+        return a.view()
+
+    def backward(self, grad: Tensor) -> Tensor:
+        """The gradient unchanged."""
+        return grad
+
+
+class Copy(Function):
+    """The recorded ``old.copy_(src)``: the output holds ``src``'s values (already on
+    ``old``'s device, dtype and shape), so ``src`` gets the whole gradient and ``old``
+    (the history the copy overwrote) a zero one, as PyTorch's ``CopyBackwards``.
+    """
+
+    saves_inputs = False  # backward needs no input's values
+
+    def forward(self, old: Any, src: Any) -> Any:
+        """``src`` (copied into the tensor's storage by ``copy_``)."""
+        return src
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor]:
+        """Zeros for the overwritten values, the gradient itself for ``src``."""
+        overwritten = grad.new_zeros(grad.shape) if self.needs_input_grad[0] else None
+        return overwritten, grad
+
+
 class ToDevice(Function):
     """The graph node of :meth:`Tensor.to` across devices: gradients travel back."""
 

@@ -32,6 +32,31 @@ def is_grad_enabled() -> bool:
     return _grad_mode.enabled
 
 
+class _InferenceMode(threading.local):
+    enabled: bool = False
+
+
+_inference_mode = _InferenceMode()  # set by minitorch_accel.inference_mode
+
+
+def is_inference_mode_enabled() -> bool:
+    """Whether this thread is inside :class:`~minitorch_accel.inference_mode` (and not
+    inside an ``inference_mode(False)`` nested in it), as PyTorch's
+    ``torch.is_inference_mode_enabled``.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> with mta.inference_mode():
+    ...     inside = mta.is_inference_mode_enabled()
+    ...     with mta.inference_mode(False):
+    ...         nested = mta.is_inference_mode_enabled()
+    >>> inside, nested, mta.is_inference_mode_enabled()
+    (True, False, False)
+    """
+    return _inference_mode.enabled
+
+
 class GradModeContext:
     """Recording on or off inside a ``with`` block or a decorated function, and back to
     what it was afterwards: the base of :class:`no_grad`, :class:`enable_grad` and

@@ -18,6 +18,7 @@ from ..backends.memory_tracker import tracker as _memory
 from . import versions
 from .convert import HOST, DTypeLike, as_dtype, move_array, to_array
 from .grad_mode import is_grad_enabled
+from .legacy_constructor import legacy_arguments
 from .tensor_data import TensorData
 
 if TYPE_CHECKING:
@@ -29,17 +30,28 @@ else:  # installed by minitorch_accel.ops.tensor_methods.install_tensor_methods(
 class Tensor(TensorData, TensorMethods):
     """An n-dimensional array on a device, with optional gradient tracking.
 
-    Parameters
-    ----------
-    data : array_like
-        Python numbers and (nested) lists become float32 (floats) or int64 (integers);
-        NumPy and CuPy arrays keep their dtype.
-    dtype : dtype, optional
-        Convert to this dtype.
-    device : str or Device, optional
-        Where the tensor lives; default ``"cpu"`` (or the device of a CuPy array).
-    requires_grad : bool
-        Record operations on this tensor so that :meth:`backward` can fill ``.grad``.
+    Make tensors with :func:`~minitorch_accel.tensor` (which infers the dtype from the
+    data and takes ``dtype=`` and ``requires_grad=``), :func:`~minitorch_accel.zeros`,
+    :func:`~minitorch_accel.empty` and the other factories. Calling ``Tensor(...)``
+    itself follows PyTorch's legacy ``torch.Tensor`` constructor (see
+    :mod:`~minitorch_accel.core.legacy_constructor`):
+
+    - ``Tensor()``: an empty tensor of the default dtype, shape ``(0,)``;
+    - ``Tensor(*sizes)``, ``Tensor(Size)``, ``Tensor(size=sizes)``: a tensor of that
+      shape and the default dtype. PyTorch leaves its memory uninitialized; here it
+      holds zeros (never rely on either);
+    - ``Tensor(sequence)``: the values (Python numbers, nested lists, one-element
+      tensors), always as the default dtype (:func:`~minitorch_accel.get_default_dtype`),
+      so ``Tensor([[3]])`` is float32, where ``tensor([[3]])`` is int64;
+    - ``Tensor(ndarray)`` (NumPy or CuPy): the values as the default dtype, sharing the
+      array's memory when it already has that dtype (as PyTorch). PyTorch refuses
+      negative strides; here they work;
+    - ``Tensor(tensor)``: an alias of ``tensor`` (the same storage, dtype, device and
+      version counter; recorded by autograd, so gradients flow back to ``tensor``).
+
+    Each form but the last takes ``device=`` (PyTorch's takes only CPU devices, this one
+    any device). ``dtype=``, ``requires_grad=`` and ``Tensor(tensor, device=...)`` are
+    refused, as in PyTorch: use :func:`~minitorch_accel.tensor`.
 
     Examples
     --------
@@ -48,35 +60,71 @@ class Tensor(TensorData, TensorMethods):
     >>> (x * x).sum().backward()
     >>> x.grad
     tensor([2., 4., 6.])
+    >>> mta.Tensor([[3]]).dtype, mta.tensor([[3]]).dtype
+    (dtype('float32'), dtype('int64'))
+    >>> mta.Tensor(2, 3).shape
+    (2, 3)
     """
 
     __slots__ = ()
 
-    def __init__(
-        self,
+    def __init__(self, *args: Any, device: DeviceLike | None = None, **kwargs: Any) -> None:
+        made = legacy_arguments(args, kwargs, device)
+        if isinstance(made, Tensor):  # Tensor(tensor): an alias, recorded as PyTorch's
+            from .function import Alias  # function.py imports this module: import on use
+
+            alias = Alias.apply(made)
+            dev, array, node = alias.device, alias.array, alias._node
+            requires_grad = alias.requires_grad or made.requires_grad  # also under no_grad
+            counter = alias._version_counter
+        else:
+            dev, array = made
+            node, requires_grad, counter = None, False, versions.UNWRITTEN
+            if _memory.enabled:
+                _memory.record_tensor(array, dev, None)
+        self.array = array
+        self.device = dev
+        self.grad = None
+        self._node = node
+        self._version_counter = counter
+        self._hooks = None
+        self.requires_grad = requires_grad
+
+    @classmethod
+    def _from_data(
+        cls,
         data: Any,
         dtype: DTypeLike = None,
         device: DeviceLike | None = None,
         requires_grad: bool = False,
-    ) -> None:
+    ) -> Tensor:
+        """A tensor on ``data`` as the package's own code needs it, where the public
+        constructor follows PyTorch's legacy ``torch.Tensor``.
+
+        A NumPy or CuPy array keeps its dtype and memory (converted or copied only if
+        ``dtype`` or ``device`` asks); Python data takes the dtype that
+        :func:`~minitorch_accel.tensor` infers; a Tensor is read through ``detach()``
+        (the same storage and version counter when nothing changes). Always a plain
+        ``Tensor``, outside the graph unless ``requires_grad``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> t = Tensor._from_data(np.arange(3))
+        >>> t.dtype, Tensor._from_data([1, 2.5]).dtype
+        (dtype('int64'), dtype('float32'))
+        """
         source = data if isinstance(data, Tensor) else None
         if source is not None:
             device = source.device if device is None else device
             data = source.detach().to(device, dtype=dtype).array
         dev, array = to_array(data, dtype, device)
-        if _memory.enabled:
-            _memory.record_tensor(array, dev, None)
-        self.array = array
-        self.device = dev
-        self.grad = None
-        self._node = None
-        self._version_counter = versions.UNWRITTEN
+        out = Tensor._make(array, dev, False, None)
         if source is not None and array is source.array:  # the same storage: one counter
-            self._version_counter = versions.version_counter(source)
-        self._hooks = None
-        self.requires_grad = False
+            out._version_counter = versions.version_counter(source)
         if requires_grad:
-            self.requires_grad_(True)
+            out.requires_grad_(True)
+        return out
 
     __hash__ = object.__hash__
 
@@ -215,6 +263,7 @@ class Tensor(TensorData, TensorMethods):
         """This tensor's values and grad_fn as another Tensor, to be the input of the
         recorded op (a copy of the values when the op saves them for backward).
         """
+        self._check_no_overlap()  # an expand() result: elements share memory
         if self.requires_grad and self._node is None:
             self._check_inplace()  # raises: a leaf that requires grad
         if self._version_counter.has_views:
@@ -349,19 +398,39 @@ class Tensor(TensorData, TensorMethods):
             return self.device.backend.asarray(value, self.device)
         return value
 
-    def copy_(self, src: Tensor | Any) -> Tensor:
-        """Copy ``src``'s values into this tensor, in place (recorded in the graph when
-        ``src`` requires grad, as :meth:`add_`).
+    def copy_(self, src: Tensor | Any, non_blocking: bool = False) -> Tensor:
+        """Copy ``src``'s values into this tensor, in place; ``src`` broadcasts to this
+        tensor's shape and is cast to its dtype.
 
         As in PyTorch, ``src`` may be on another device (it is copied across, the one
-        in-place op that moves data); ``add_`` and ``mul_`` refuse another device.
+        in-place op that moves data; ``non_blocking`` as in :meth:`to`); ``add_`` and
+        ``mul_`` refuse another device. Autograd records the copy when this tensor or
+        ``src`` requires grad: the result requires grad, ``src`` gets the gradient
+        (summed over broadcast dims, in its own dtype and device) and this tensor's
+        former history a zero one, as PyTorch's ``CopyBackwards``. An integer tensor
+        holds no gradient: a copy into it is never recorded.
+
+        Examples
+        --------
+        >>> import minitorch_accel as mta
+        >>> a = mta.ones(3, requires_grad=True)
+        >>> x = (a * 2).copy_(mta.tensor([5.0, 6.0, 7.0]))
+        >>> x.requires_grad, x.grad_fn is not None
+        (True, True)
+        >>> x.sum().backward()
+        >>> a.grad
+        tensor([0., 0., 0.])
         """
-        if self._records(src):
-            self._history(copy=False)  # the checks only: the old values are not needed
-            moved = src.to(self.device, dtype=self.dtype)
+        if self._records(src) and self.dtype.kind == "f":
+            from .function import Copy  # function.py imports this module: import on use
+
+            history = self._history(copy=False)  # refuses a leaf that requires grad
+            if not isinstance(src, Tensor):
+                src = Tensor._from_data(src, dtype=self.dtype, device=self.device)
+            moved = src.to(self.device, dtype=self.dtype, non_blocking=non_blocking)
             if moved.shape != self.shape:
                 moved = moved.expand(self.shape)
-            return self._rebase(moved.clone())  # a node of its own, whose gradient is grad
+            return self._rebase(Copy.apply(history, moved))
         self._check_inplace()
         value = self._as_data(src)
         with self.device.guard():

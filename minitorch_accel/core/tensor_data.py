@@ -17,6 +17,7 @@ from ..backends import Device
 from ..backends.memory_tracker import tracker as _memory
 from .convert import HOST
 from .grad_mode import is_grad_enabled
+from .printoptions import format_values
 from .size import Size
 from .versions import UNWRITTEN, RemovableHandle, VersionCounter, bump_version, version_counter
 
@@ -414,13 +415,7 @@ class TensorData:
         return int(self.array.shape[0])
 
     def __repr__(self) -> str:
-        values = np.array2string(
-            self.device.backend.to_host(self.array),
-            separator=", ",
-            prefix="tensor(",
-            precision=4,
-            threshold=200,
-        )
+        values = format_values(self.device.backend.to_host(self.array), "tensor(")
         extras = []
         if self.device is not HOST:
             extras.append(f"device='{self.device}'")
@@ -472,9 +467,11 @@ class TensorData:
     # ---------------------------------------------------------------- in place
     def _check_inplace(self) -> None:
         """Call before every in-place write that is not recorded in the graph: refuse it
-        where autograd needs the graph, else bump the version counter, so that backward
+        where autograd needs the graph or where elements share memory
+        (:meth:`_check_no_overlap`), else bump the version counter, so that backward
         notices that saved values changed.
         """
+        self._check_no_overlap()
         if self.requires_grad and is_grad_enabled():
             if self._node is None:
                 raise RuntimeError(
@@ -488,6 +485,21 @@ class TensorData:
                 "recorded ones: +=, -=, *=, /=, add_, sub_, mul_, div_, copy_, y[i] = v"
             )
         bump_version(cast("Tensor", self))
+
+    def _check_no_overlap(self) -> None:
+        """Refuse, with PyTorch's RuntimeError, an in-place write (``add_``, ``x[i] = v``,
+        ``copy_``, ...) into a tensor of which several elements are one memory location:
+        an :meth:`expand` result (a dim of stride 0). NumPy's error would be a
+        ValueError about a read-only array; ``clone()`` first gives each element its own.
+        """
+        array = self.array
+        strides = getattr(array, "strides", ())
+        if any(s == 0 and n > 1 for s, n in zip(strides, array.shape, strict=False)):
+            raise RuntimeError(
+                "unsupported operation: more than one element of the written-to tensor "
+                "refers to a single memory location. Please clone() the tensor before "
+                "performing the operation."
+            )
 
     def fill_(self: _T, value: builtins.float) -> _T:
         """Set every element to ``value``, in place."""

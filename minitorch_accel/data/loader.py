@@ -32,6 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..backends import Device, DeviceLike, registry
+from ..core.factories import host_generator
 from ..core.tensor import Tensor
 from .collate import collate_arrays, convert_arrays, host_tensor, map_leaves
 from .dataset import IterableDataset, SizedDataset, Subset, seeded_rng
@@ -185,7 +186,10 @@ class DataLoader:
         tensors, with no batch dimension added).
     shuffle : bool, default False
         A new random order every epoch (every ``iter(loader)``): a
-        :class:`RandomSampler` drawing from ``generator``.
+        :class:`RandomSampler` drawing from ``generator``, or, without ``generator``
+        and ``seed``, from a seed drawn from the framework's host generator when each
+        epoch starts, as PyTorch's: ``manual_seed`` called after making the loader and
+        before the loop makes the order repeat, and two epochs differ.
     sampler : iterable of int, optional
         The indices of one epoch, in order (e.g. a :class:`WeightedRandomSampler`, or a
         :class:`~minitorch_accel.distributed.DistributedSampler` giving each process
@@ -215,14 +219,14 @@ class DataLoader:
         ``"fork"``, ``"spawn"`` or ``"forkserver"`` (default: Python's default). With
         ``"spawn"``, the dataset and functions must be picklable.
     generator : numpy.random.Generator, optional
-        Draws each epoch's shuffled order and the workers' base seed.
+        Draws each epoch's shuffled order and the workers' base seed (without it,
+        and without ``seed``, both come from the host generator at each epoch).
     prefetch_factor : int, default 2
         With workers: batches in flight per worker.
     seed : int, optional
-        Seed of a new generator (when ``generator`` is not given): two loaders with the
-        same seed give the same sequence of epochs. None seeds it from the framework's
-        host generator, so that :func:`minitorch_accel.manual_seed` before making the
-        loader makes its shuffles repeat, as ``torch.manual_seed`` does.
+        Seed of a new generator (when ``generator`` is not given; not a PyTorch
+        argument): two loaders with the same seed give the same sequence of epochs,
+        whatever the host generator does.
     device : str or Device, optional
         Move each batch there in a background thread, overlapped with the caller's
         work. None yields host (``"cpu"``) tensors.
@@ -328,7 +332,8 @@ class DataLoader:
         self.seed = seed
         self.device: Device | None = None if device is None else Device(device)
         self.prefetch = int(prefetch)
-        self._rng = generator if generator is not None else seeded_rng(seed)
+        # None: each epoch draws from the host generator (PyTorch's RandomSampler).
+        self._rng = generator if generator is not None or seed is None else seeded_rng(seed)
         # The samplers, as PyTorch builds them: none for a stream; the given batch
         # sampler; else a sampler (given, random or sequential) in batches of batch_size.
         self.batch_size = None if batch_sampler is not None else batch_size
@@ -347,9 +352,11 @@ class DataLoader:
             self.batch_sampler = BatchSampler(self.sampler, int(batch_size), self.drop_last)  # type: ignore[arg-type]
 
     @property
-    def generator(self) -> np.random.Generator:
+    def generator(self) -> np.random.Generator | None:
         """The generator that draws each epoch's shuffled order (its state can be saved
-        and restored to replay an epoch).
+        and restored to replay an epoch); None, as PyTorch's, when neither
+        ``generator`` nor ``seed`` was given (each epoch then draws from the host
+        generator).
         """
         return self._rng
 
@@ -405,7 +412,8 @@ class DataLoader:
             requests = self._requests()
         if self.num_workers == 0:
             return _fetch_all(fetch, requests)
-        base_seed = int(self._rng.integers(2**62))  # drawn once per epoch, as PyTorch
+        rng = self._rng if self._rng is not None else host_generator()
+        base_seed = int(rng.integers(2**62))  # drawn once per epoch, as PyTorch
         return run_workers(
             self.dataset,
             fetch,

@@ -25,6 +25,8 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
+from ..core.factories import from_numpy
+from ..core.tensor import Tensor
 from . import download as _download
 from .idx import read_idx
 
@@ -127,6 +129,10 @@ class _IDXImageDataset:
         self.files = tuple(files)
         raw_images, raw_labels = read_idx(files[0]), read_idx(files[1])
         self._check(raw_images, raw_labels)
+        self._set_images(raw_images)
+        self.labels = raw_labels.astype(np.int64)
+
+    def _set_images(self, raw_images: npt.NDArray[np.uint8]) -> None:
         self.raw_images = raw_images  # what a transform gets: (28, 28) uint8, as PIL gives
         images = raw_images.astype(np.float32).reshape(-1, 1, 28, 28)
         images /= np.float32(255.0)
@@ -134,7 +140,48 @@ class _IDXImageDataset:
             images -= np.float32(self.mean)
             images /= np.float32(self.std)
         self.images = images
-        self.labels = raw_labels.astype(np.int64)
+
+    @property
+    def data(self) -> Tensor:
+        """All images as torchvision's ``data``: a uint8 tensor (N, 28, 28) sharing
+        memory with :attr:`raw_images` (what a transform gets).
+
+        Writing into it changes what a transform gets but not the float :attr:`arrays`
+        (computed once; torchvision has none). Assigning a new (N, 28, 28) uint8 tensor or
+        array, as torchvision users do to take a subset, replaces both.
+        """
+        return from_numpy(self.raw_images)
+
+    @data.setter
+    def data(self, value: Any) -> None:
+        raw = np.asarray(value.numpy() if isinstance(value, Tensor) else value)
+        if raw.ndim != 3 or raw.shape[1:] != (28, 28) or raw.dtype != np.uint8:
+            raise ValueError(
+                f"{self.name}.data must be uint8 of shape (N, 28, 28), got {raw.dtype} {raw.shape}"
+            )
+        self._set_images(raw)
+
+    @property
+    def targets(self) -> Tensor:
+        """All labels as torchvision's ``targets``: an int64 tensor (N,) sharing memory
+        with ``arrays[1]``. Assigning a new (N,) tensor or array of integers replaces it.
+        """
+        return from_numpy(self.labels)
+
+    @targets.setter
+    def targets(self, value: Any) -> None:
+        labels = np.asarray(value.numpy() if isinstance(value, Tensor) else value)
+        if labels.ndim != 1 or labels.dtype.kind not in "iu":
+            raise ValueError(
+                f"{self.name}.targets must be integers of shape (N,), got {labels.dtype} "
+                f"{labels.shape}"
+            )
+        self.labels = labels.astype(np.int64, copy=False)
+
+    @property
+    def class_to_idx(self) -> dict[str, int]:
+        """``{class name: label}``, as torchvision's."""
+        return {name: i for i, name in enumerate(self.classes)}
 
     def _locate(self, root: str | os.PathLike[str] | None, download: bool) -> list[Path]:
         stems = _SPLIT_FILES[self.train]
@@ -247,6 +294,13 @@ class MNIST(_IDXImageDataset):
         ``(images, labels)``: float32 (N, 1, 28, 28) and int64 (N,).
     classes : tuple of str
         The class names, indexed by label.
+    data, targets : Tensor
+        torchvision's names: uint8 (N, 28, 28) and int64 (N,), sharing memory with
+        ``raw_images`` and ``arrays[1]``.
+    class_to_idx : dict
+        ``{class name: label}``.
+    train : bool
+        Whether this is the training split.
     files : tuple of pathlib.Path
         The image and label files read.
 
@@ -258,6 +312,8 @@ class MNIST(_IDXImageDataset):
     >>> image, label = ds[0]
     >>> image.shape, type(label)
     ((1, 28, 28), <class 'int'>)
+    >>> ds.data.shape, ds.data.dtype, ds.targets.dtype, ds.class_to_idx["3 - three"]
+    ((4000, 28, 28), dtype('uint8'), dtype('int64'), 3)
     """
 
     name = "MNIST"
@@ -342,6 +398,13 @@ class FashionMNIST(_IDXImageDataset):
         ``(images, labels)``: float32 (N, 1, 28, 28) and int64 (N,).
     classes : tuple of str
         ``("T-shirt/top", "Trouser", ..., "Ankle boot")``, indexed by label.
+    data, targets : Tensor
+        torchvision's names: uint8 (N, 28, 28) and int64 (N,), sharing memory with
+        ``raw_images`` and ``arrays[1]``.
+    class_to_idx : dict
+        ``{class name: label}``.
+    train : bool
+        Whether this is the training split.
     """
 
     name = "Fashion-MNIST"

@@ -36,6 +36,7 @@ from .activation import (
     Mish,
     PReLU,
     ReLU6,
+    RReLU,
     Sigmoid,
     SiLU,
     Softmax,
@@ -118,7 +119,7 @@ from .padding import (
     ZeroPad2d,
     ZeroPad3d,
 )
-from .parameter import Parameter
+from .parameter import Buffer, Parameter
 from .pooling import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool3d,
@@ -172,6 +173,8 @@ __all__ = [
     "ModuleList",
     "NLLLoss",
     "Parameter",
+    "Buffer",
+    "RReLU",
     "ReLU",
     "Sequential",
     "functional",

@@ -73,6 +73,36 @@ class ELU(Module):
         return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
 
 
+class RReLU(Module):
+    """Randomized leaky ReLU: negative inputs times a slope drawn uniformly from
+    ``[lower, upper)`` per element in training mode, ``(lower + upper) / 2`` in eval
+    mode (:func:`~minitorch_accel.nn.functional.rrelu`); ``inplace`` writes the result
+    into the input.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.nn.RReLU(0.2, 0.4).eval()(mta.tensor([-1.0, 2.0]))
+    tensor([-0.3,  2. ])
+    """
+
+    def __init__(
+        self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False
+    ) -> None:
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        """Apply :func:`~minitorch_accel.nn.functional.rrelu`."""
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        """The settings shown inside this layer's ``repr``."""
+        return f"lower={self.lower}, upper={self.upper}" + (
+            ", inplace=True" if self.inplace else ""
+        )
+
+
 class GELU(Module):
     """``x * Phi(x)`` (``approximate="tanh"``: the tanh approximation)."""
 

@@ -19,6 +19,7 @@ from ..ops import activation as _activation
 from ..ops import activation_more as _activation_more
 from ..ops import dropout as _dropout
 from ..ops import elementwise as _elementwise
+from ..ops import torch_surface as _surface
 from ..ops.activation import gelu, logsigmoid, softmin, softplus, softsign, tanhshrink
 from ..ops.activation_more import hardshrink, prelu, softshrink
 from ..ops.adaptive_max import adaptive_max_pool2d, adaptive_max_pool2d_with_indices
@@ -87,6 +88,7 @@ from ..ops.resample import (
     upsample_nearest,
 )
 from ..ops.tensor_methods import write_in_place
+from ..ops.torch_surface import gumbel_softmax, pdist
 from ..ops.unpool import max_unpool1d, max_unpool2d, max_unpool3d
 
 
@@ -340,6 +342,129 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     return Linear.apply(input, weight, bias)
 
 
+# ---------------------------------------------------------------- in-place forms, rrelu,
+# gumbel_softmax, pdist (the torch_surface helper's; ops in ops/torch_surface.py)
+def relu_(input: Tensor) -> Tensor:
+    """:func:`relu` in place: ``relu(input, inplace=True)``.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> x = mta.tensor([-1.0, 2.0])
+    >>> mta.nn.functional.relu_(x) is x, x.tolist()
+    (True, [0.0, 2.0])
+    """
+    return relu(input, inplace=True)
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """:func:`elu` in place.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.nn.functional.elu_(mta.tensor([0.0, 2.0]))
+    tensor([0., 2.])
+    """
+    return elu(input, alpha, inplace=True)
+
+
+def selu_(input: Tensor) -> Tensor:
+    """:func:`selu` in place.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.nn.functional.selu_(mta.tensor([0.0]))
+    tensor([0.])
+    """
+    return selu(input, inplace=True)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """:func:`celu` in place.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.nn.functional.celu_(mta.tensor([2.0]), 0.5)
+    tensor([2.])
+    """
+    return celu(input, alpha, inplace=True)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    """:func:`leaky_relu` in place.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.nn.functional.leaky_relu_(mta.tensor([-2.0, 3.0]), 0.5)
+    tensor([-1.,  3.])
+    """
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """:func:`hardtanh` in place.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.nn.functional.hardtanh_(mta.tensor([-2.0, 0.5]))
+    tensor([-1. ,  0.5])
+    """
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    """:func:`threshold` in place.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.nn.functional.threshold_(mta.tensor([0.5, 2.0]), 1.0, -1.0)
+    tensor([-1.,  2.])
+    """
+    return _apply(
+        lambda x: _activation_more.threshold(x, threshold, value), input, True, "threshold_"
+    )
+
+
+def rrelu(
+    input: Tensor,
+    lower: float = 1.0 / 8,
+    upper: float = 1.0 / 3,
+    training: bool = False,
+    inplace: bool = False,
+) -> Tensor:
+    """:func:`minitorch_accel.ops.torch_surface.rrelu` (random slopes while
+    ``training``); ``inplace`` as :func:`relu`.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.nn.functional.rrelu(mta.tensor([-2.0, 3.0]), 0.25, 0.75)
+    tensor([-1.,  3.])
+    """
+    return _apply(lambda x: _surface.rrelu(x, lower, upper, training), input, inplace, "rrelu")
+
+
+def rrelu_(
+    input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False
+) -> Tensor:
+    """:func:`rrelu` in place.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> x = mta.tensor([-2.0, 3.0])
+    >>> mta.nn.functional.rrelu_(x, 0.5, 0.5, training=True) is x, x.tolist()
+    (True, [-1.0, 3.0])
+    """
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
 __all__ = [
     "adaptive_avg_pool2d",
     "avg_pool2d",
@@ -444,4 +569,15 @@ __all__ = [
     "max_unpool1d",
     "max_unpool2d",
     "max_unpool3d",
+    "celu_",
+    "elu_",
+    "gumbel_softmax",
+    "hardtanh_",
+    "leaky_relu_",
+    "pdist",
+    "relu_",
+    "rrelu",
+    "rrelu_",
+    "selu_",
+    "threshold_",
 ]

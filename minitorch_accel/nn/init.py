@@ -87,7 +87,7 @@ def _rng(generator: np.random.Generator | None) -> np.random.Generator:
 
 def _fill_from_host(tensor: Tensor, values: np.ndarray) -> Tensor:
     with no_grad():
-        tensor.copy_(Tensor(values.astype(tensor.dtype, copy=False)))
+        tensor.copy_(Tensor._from_data(values.astype(tensor.dtype, copy=False)))
     return tensor
 
 

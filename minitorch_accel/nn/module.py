@@ -22,7 +22,7 @@ from ..core.tensor import Tensor
 from .module_hooks import ModuleHooks, call_with_hooks, global_hooks
 from .module_state import IncompatibleKeys, load_into, move_in_place, split_to_args
 from .module_tree import named_members, tree_repr, walk_modules
-from .parameter import Parameter
+from .parameter import Buffer, Parameter
 
 M = TypeVar("M", bound="Module")
 
@@ -272,6 +272,10 @@ class Module:
             if value is not None:
                 raise TypeError(f"cannot assign a {type(value).__name__} as submodule '{name}'")
             modules[name] = None
+        elif isinstance(value, Buffer):  # nn.Buffer: registers itself (PyTorch 2.5)
+            self._registry("_buffers")
+            self._forget(name, "_buffers")
+            self.register_buffer(name, value, persistent=value.persistent)
         elif buffers is not None and name in buffers:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign a {type(value).__name__} as buffer '{name}'")

@@ -117,7 +117,9 @@ def load_into(  # noqa: C901  (one check per way a state dict can be wrong, each
                 f"got {got} (the state_dict's)"
             )
             continue
-        values[key] = value if isinstance(value, Tensor) else Tensor(value, device=target.device)
+        if not isinstance(value, Tensor):
+            value = Tensor._from_data(value, device=target.device)
+        values[key] = value
     if problems:
         raise RuntimeError(
             f"Error(s) in loading state_dict for {owner}:\n\t" + "\n\t".join(problems)

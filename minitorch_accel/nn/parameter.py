@@ -6,6 +6,7 @@ import numpy as np
 
 from ..backends.memory_tracker import tracker as _memory
 from ..core.convert import HOST
+from ..core.defaults import get_default_dtype
 from ..core.tensor import Tensor
 from ..core.versions import version_counter
 
@@ -20,7 +21,8 @@ class Parameter(Tensor):
     Parameters
     ----------
     data : Tensor, optional
-        The initial values (shared, not copied). Default: an empty float32 tensor.
+        The initial values (shared, not copied). Default: an empty tensor of the default
+        dtype (:func:`~minitorch_accel.get_default_dtype`), as PyTorch.
     requires_grad : bool
         Whether gradients are computed for it (default True).
 
@@ -37,7 +39,7 @@ class Parameter(Tensor):
 
     def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:
         if data is None:
-            data = Tensor._make(np.empty((0,), dtype=np.float32), HOST, False, None)
+            data = Tensor._make(np.empty((0,), dtype=get_default_dtype()), HOST, False, None)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter wraps a Tensor, got {type(data).__name__}")
         self.array = data.array
@@ -54,3 +56,40 @@ class Parameter(Tensor):
 
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
+
+
+class Buffer(Tensor):
+    """A tensor that is state of a module but not learned (PyTorch 2.5's ``nn.Buffer``):
+    ``self.running = nn.Buffer(t)`` registers it as a buffer, like
+    :meth:`~minitorch_accel.nn.Module.register_buffer`; ``persistent=False`` keeps it
+    out of the ``state_dict``.
+
+    It shares memory with ``data`` (detached, as PyTorch), and it is what the module
+    holds afterwards (PyTorch's registered buffer is a plain ``Tensor``; here it is this
+    Tensor subclass, which behaves the same).
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> m = mta.nn.Module()
+    >>> m.count = mta.nn.Buffer(mta.zeros(2))
+    >>> m.scratch = mta.nn.Buffer(mta.ones(1), persistent=False)
+    >>> [name for name, _ in m.named_buffers()], list(m.state_dict())
+    (['count', 'scratch'], ['count'])
+    """
+
+    __slots__ = ("persistent",)
+
+    def __init__(self, data: Tensor | None = None, *, persistent: bool = True) -> None:
+        if data is None:
+            data = Tensor._make(np.empty((0,), dtype=get_default_dtype()), HOST, False, None)
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Buffer wraps a Tensor, got {type(data).__name__}")
+        self.array = data.array
+        self.device = data.device
+        self._version_counter = version_counter(data)  # the same storage (a detach)
+        self._hooks = None
+        self.grad = None
+        self._node = None
+        self.requires_grad = data.requires_grad  # detached, its flag kept (as PyTorch)
+        self.persistent = bool(persistent)

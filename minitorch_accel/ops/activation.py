@@ -58,7 +58,8 @@ def erf_array(xp: Any, x: Any) -> Any:
         step *= -(2 * k - 1) * inverse
         tail_sum += step
     tail = 1.0 - xp.exp(-far * far) / (far * math.sqrt(math.pi)) * tail_sum
-    return (xp.where(a <= _SWITCH, series, tail) * xp.sign(x64)).astype(x.dtype)
+    # copysign, not a product with sign(x): erf(-0.0) is -0.0, as PyTorch's
+    return xp.copysign(xp.where(a <= _SWITCH, series, tail), x64).astype(x.dtype)
 
 
 class Erf(Function):

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..core.function import Function
 from ..core.tensor import Tensor
-from .elementwise import masked_grad, where
+from .elementwise import clamp_array, masked_grad, where
 from .operands import _float_input
 
 #: PyTorch's hardsigmoid kernel multiplies by the float32 constant ``1.0f / 6.0f`` in
@@ -52,12 +52,13 @@ class MaskedGradient(Function):
 
 class Hardtanh(MaskedGradient):
     """``x`` limited to ``[min_val, max_val]``; the gradient is 0 unless
-    ``min_val < x < max_val`` (0 at the bounds, as PyTorch).
+    ``min_val < x < max_val`` (0 at the bounds, as PyTorch). An ``x`` equal to a bound
+    keeps its bits (``-0.0`` stays ``-0.0``: :func:`~.elementwise.clamp_array`).
     """
 
     def forward(self, x: Any, *, min_val: float, max_val: float) -> Any:
         self.passes = ~((x <= min_val) | (x >= max_val))  # PyTorch's test: NaN passes
-        return self.xp.clip(x, min_val, max_val)
+        return clamp_array(self.xp, x, min_val, max_val)
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
@@ -82,7 +83,8 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tens
 
 
 def relu6(input: Tensor) -> Tensor:
-    """``min(max(x, 0), 6)``: :func:`hardtanh` on ``[0, 6]`` (its gradient is 0 at 0 and 6).
+    """``min(max(x, 0), 6)``: :func:`hardtanh` on ``[0, 6]`` (its gradient is 0 at 0 and 6;
+    ``relu6(-0.0)`` is ``-0.0``, as PyTorch).
 
     Examples
     --------

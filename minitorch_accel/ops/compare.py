@@ -34,8 +34,8 @@ def _compare(ufunc: str, a: Operand, b: Operand) -> Tensor:
                 "wrap it with minitorch_accel.tensor(...)"
             )
     like = a if isinstance(a, Tensor) else b
-    a = a if isinstance(a, Tensor) or is_number(a) else Tensor(a, device=like.device)
-    b = b if isinstance(b, Tensor) or is_number(b) else Tensor(b, device=like.device)
+    a = a if isinstance(a, Tensor) or is_number(a) else Tensor._from_data(a, device=like.device)
+    b = b if isinstance(b, Tensor) or is_number(b) else Tensor._from_data(b, device=like.device)
     if isinstance(a, Tensor) and isinstance(b, Tensor) and a.device is not b.device:
         raise RuntimeError(
             f"comparison: expected both tensors on one device, got {a.device} and {b.device}"

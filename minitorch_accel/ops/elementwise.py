@@ -234,13 +234,16 @@ class Abs(Function):
 
 
 class Relu(Function):
-    """``max(a, 0)``: the gradient passes where the output is positive."""
+    """``max(a, 0)``: the gradient passes where the output is positive. As PyTorch's
+    (``clamp_min(a, 0)``), ``relu(-0.0)`` is ``-0.0`` and NaN stays NaN
+    (:func:`clamp_array`).
+    """
 
     saves_inputs = False  # backward needs no input's values
     saves_output = True
 
     def forward(self, a: Any) -> Any:
-        return self.xp.maximum(a, 0)
+        return clamp_array(self.xp, a, 0, None)
 
     def backward(self, grad: Tensor) -> Tensor:
         return ReluBackward.apply(grad, self.output())
@@ -378,10 +381,36 @@ class Clamp(Function):
         if high is not None:
             inside &= a <= high
         self.inside = inside
-        return self.xp.clip(a, low, high)
+        return clamp_array(self.xp, a, low, high)
 
     def backward(self, grad: Tensor) -> Tensor:
         return masked_grad(grad, self.inside)
+
+
+def clamp_array(xp: Any, a: Any, low: float | None, high: float | None) -> Any:
+    """PyTorch's ``clamp`` of a raw array by number bounds (either may be None): ``low``
+    where ``a < low``, then ``high`` where that is ``> high``, else ``a`` itself.
+
+    So where ``a`` equals a bound it keeps its own bits: ``clamp(-0.0, min=0.0)`` and
+    ``relu(-0.0)`` are ``-0.0`` as in PyTorch, which ``xp.clip`` and ``xp.maximum`` do
+    not promise (NumPy's sign of a zero tie depends on the dtype and the CPU). NaN in
+    ``a`` stays NaN; a NaN bound makes every element NaN, as PyTorch. Integer arrays go
+    to ``xp.clip`` (they have no signed zero).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> np.signbit(clamp_array(np, np.array([-0.0, -1.0, 0.0]), 0.0, None)).tolist()
+    [True, False, False]
+    """
+    if a.dtype.kind != "f":
+        return xp.clip(a, low, high)
+    out = a
+    for bound, beyond in ((low, xp.less), (high, xp.greater)):
+        if bound is not None:
+            value = a.dtype.type(bound)
+            out = xp.where(beyond(out, value) | (value != value), value, out)
+    return out
 
 
 class ClampTensor(Function):
@@ -634,7 +663,9 @@ def abs(a: Tensor) -> Tensor:
 
 
 def relu(a: Tensor) -> Tensor:
-    """``max(a, 0)``."""
+    """``max(a, 0)``, as PyTorch's ``clamp_min(a, 0)``: ``relu(-0.0)`` is ``-0.0``, NaN
+    stays NaN, and the gradient at 0 is 0.
+    """
     return Relu.apply(a)
 
 
@@ -649,7 +680,10 @@ def tanh(a: Tensor) -> Tensor:
 
 
 def maximum(a: Operand, b: Operand) -> Tensor:
-    """The elementwise maximum of two tensors, broadcasting."""
+    """The elementwise maximum of two tensors, broadcasting. Where ``-0.0`` meets
+    ``0.0`` the sign of the zero is not specified (PyTorch's CPU result depends on the
+    tensor's size); use :func:`clamp` with a number bound for a result that keeps it.
+    """
     return _binary(Maximum, a, b)
 
 
@@ -665,6 +699,12 @@ def clamp(a: Tensor, min: Any = None, max: Any = None) -> Tensor:
     then each bound gets the gradient where it was chosen, as in PyTorch). Where
     ``min > max`` the result is ``max``. The result dtype is :func:`result_type` of
     ``a`` and the bounds.
+
+    With number bounds, an element equal to a bound is kept as it is, as PyTorch:
+    ``clamp(-0.0, min=0.0)`` is ``-0.0``, and the gradient there is 1. A NaN element
+    gives NaN, a NaN bound NaN everywhere. With tensor bounds the sign of a zero result
+    where ``-0.0`` meets ``0.0`` is not specified (PyTorch's own depends on the
+    tensor's size there), nor is it for :func:`maximum` and :func:`minimum`.
 
     Examples
     --------

@@ -23,6 +23,8 @@ import numpy as np
 from ..core.defaults import get_default_dtype
 from ..core.function import Function
 from ..core.tensor import Tensor
+from . import compare as _compare
+from . import elementwise as _E
 from . import unary as _unary
 from .activation import erf as erf  # re-exported: Tensor.erf
 from .activation import erf_array
@@ -37,6 +39,8 @@ from .operands import (
     number_as_tensor,
     result_type,
 )
+from .scan import VectorNorm
+from .shape import normalize_dim as _normalize_dim
 
 _LN2 = 0.6931471805599453
 _LN10 = 2.3025850929940456
@@ -1151,3 +1155,972 @@ def true_divide(dividend: Operand, divisor: Operand) -> Tensor:
     tensor([1.5, 2. ])
     """
     return div(dividend, divisor)
+
+
+# ------------------------------------------------------------------ PyTorch's aliases
+def absolute(input: Tensor) -> Tensor:
+    """Same as :func:`~minitorch_accel.abs`.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.absolute(mta.tensor([-2, 3]))
+    tensor([2, 3])
+    """
+    return _E.abs(input)
+
+
+def negative(input: Tensor) -> Tensor:
+    """``-input`` (same as :func:`~minitorch_accel.neg`).
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.negative(mta.tensor([-2.0, 3.0]))
+    tensor([ 2., -3.])
+    """
+    return _E.neg(input)
+
+
+def divide(input: Operand, other: Operand, *, rounding_mode: str | None = None) -> Tensor:
+    """Same as :func:`~minitorch_accel.div`.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.divide(mta.tensor([7, -7]), 2, rounding_mode="floor")
+    tensor([ 3, -4])
+    """
+    return div(input, other, rounding_mode=rounding_mode)
+
+
+def multiply(input: Operand, other: Operand) -> Tensor:
+    """Same as :func:`~minitorch_accel.mul`.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.multiply(mta.tensor([1.5, 2.0]), 2)
+    tensor([3., 4.])
+    """
+    return _E.mul(input, other)
+
+
+def subtract(input: Operand, other: Operand, *, alpha: Any = 1) -> Tensor:
+    """Same as :func:`~minitorch_accel.sub`: ``input - alpha * other``.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.subtract(mta.tensor([5.0]), mta.tensor([1.0]), alpha=2)
+    tensor([3.])
+    """
+    return _E.sub(input, other, alpha=alpha)
+
+
+def arcsin(input: Tensor) -> Tensor:
+    """Same as :func:`asin`.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.arcsin(mta.tensor([0.0, 2.0]))
+    tensor([ 0., nan])
+    """
+    return asin(input)
+
+
+def arccos(input: Tensor) -> Tensor:
+    """Same as :func:`acos`.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.arccos(mta.tensor([1.0]))
+    tensor([0.])
+    """
+    return acos(input)
+
+
+def arctan(input: Tensor) -> Tensor:
+    """Same as :func:`atan`.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.arctan(mta.tensor([0.0]))
+    tensor([0.])
+    """
+    return atan(input)
+
+
+def arcsinh(input: Tensor) -> Tensor:
+    """Same as :func:`asinh`.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.arcsinh(mta.tensor([0.0]))
+    tensor([0.])
+    """
+    return asinh(input)
+
+
+def arccosh(input: Tensor) -> Tensor:
+    """Same as :func:`acosh`.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.arccosh(mta.tensor([1.0, 0.5]))
+    tensor([ 0., nan])
+    """
+    return acosh(input)
+
+
+def arctanh(input: Tensor) -> Tensor:
+    """Same as :func:`atanh`.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.arctanh(mta.tensor([0.0, 1.0]))
+    tensor([ 0., inf])
+    """
+    return atanh(input)
+
+
+def greater(input: Operand, other: Operand) -> Tensor:
+    """Same as :func:`~minitorch_accel.gt`.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.greater(mta.tensor([1, 3]), 2)
+    tensor([False,  True])
+    """
+    return _compare.gt(input, other)
+
+
+def greater_equal(input: Operand, other: Operand) -> Tensor:
+    """Same as :func:`~minitorch_accel.ge`.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.greater_equal(mta.tensor([1, 2]), 2)
+    tensor([False,  True])
+    """
+    return _compare.ge(input, other)
+
+
+def less(input: Operand, other: Operand) -> Tensor:
+    """Same as :func:`~minitorch_accel.lt`.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.less(mta.tensor([1, 3]), 2)
+    tensor([ True, False])
+    """
+    return _compare.lt(input, other)
+
+
+def less_equal(input: Operand, other: Operand) -> Tensor:
+    """Same as :func:`~minitorch_accel.le`.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.less_equal(mta.tensor([2, 3]), 2)
+    tensor([ True, False])
+    """
+    return _compare.le(input, other)
+
+
+def not_equal(input: Operand, other: Operand) -> Tensor:
+    """Same as :func:`~minitorch_accel.ne`.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.not_equal(mta.tensor([2, 3]), 2)
+    tensor([False,  True])
+    """
+    return _compare.ne(input, other)
+
+
+def conj_physical(input: Tensor) -> Tensor:
+    """The complex conjugate; there are no complex dtypes here, so ``input`` itself,
+    as PyTorch returns a real tensor (the same object, not a copy).
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> x = mta.tensor([1.0, -2.0])
+    >>> mta.conj_physical(x) is x
+    True
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"conj_physical: expected a Tensor, got {type(input).__name__}")
+    return input
+
+
+# ------------------------------------------------------------------ sinc, degrees
+class Sinc(Function):
+    """``sin(pi a) / (pi a)``, 1 at 0: ``d/da = grad (cos(pi a) pi a - sin(pi a)) / (pi a**2)``,
+    exactly 0 where ``pi a**2`` is 0 (even for an infinite ``grad``), as PyTorch's
+    ``sinc_backward``.
+    """
+
+    def forward(self, a: Any) -> Any:
+        xp = self.xp
+        x = _opmath(a)
+        product = x * x.dtype.type(math.pi)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = xp.where(x == 0, x.dtype.type(1), xp.sin(product) / product)
+        return out.astype(a.dtype)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        a = self.inputs[0]
+        product = a * math.pi
+        squared = a * a * math.pi
+        out = grad * (product * product.cos() - product.sin()) / squared
+        return where(squared == 0, 0.0, out)
+
+
+def sinc(input: Tensor) -> Tensor:
+    """The normalized sinc function ``sin(pi x) / (pi x)``, 1 at ``x = 0``.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.sinc(mta.tensor([0.0, 0.5]))
+    tensor([1.    , 0.6366])
+    """
+    return Sinc.apply(_float_input("sinc", input))
+
+
+def deg2rad(input: Tensor) -> Tensor:
+    """Degrees to radians: ``input * (pi / 180)`` (integers give float32, as PyTorch).
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.deg2rad(mta.tensor([180.0, -90.0]))
+    tensor([ 3.1416, -1.5708])
+    """
+    return _float_input("deg2rad", input) * (math.pi / 180.0)
+
+
+def rad2deg(input: Tensor) -> Tensor:
+    """Radians to degrees: ``input * (180 / pi)`` (integers give float32, as PyTorch).
+
+    Examples
+    --------
+    >>> import math
+    >>> import minitorch_accel as mta
+    >>> mta.rad2deg(mta.tensor([math.pi / 2]))
+    tensor([90.])
+    """
+    return _float_input("rad2deg", input) * (180.0 / math.pi)
+
+
+# ------------------------------------------------------------------ addcmul, addcdiv, renorm
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """``input + value * tensor1 * tensor2``, broadcasting (PyTorch's order of operations).
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> one = mta.tensor([1.0, 1.0])
+    >>> mta.addcmul(one, mta.tensor([2.0, 3.0]), mta.tensor([4.0, 5.0]), value=0.5)
+    tensor([5. , 8.5])
+    """
+    return input + value * tensor1 * tensor2  # type: ignore[no-any-return]
+
+
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """``input + value * tensor1 / tensor2``, broadcasting. Integer ``tensor1`` and
+    ``tensor2`` are refused, as in PyTorch (its integer division was removed).
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.addcdiv(mta.tensor([1.0]), mta.tensor([3.0]), mta.tensor([2.0]), value=2)
+    tensor([4.])
+    """
+    for t in (tensor1, tensor2):
+        if isinstance(t, Tensor) and t.dtype.kind in "biu":
+            raise TypeError(
+                "addcdiv: integer division with addcdiv is no longer supported (as in "
+                "PyTorch); convert tensor1 and tensor2 to floats, or use "
+                "input + value * tensor1.div(tensor2, rounding_mode='trunc')"
+            )
+    return input + value * tensor1 / tensor2  # type: ignore[no-any-return]
+
+
+def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
+    """Each slice ``input.select(dim, i)`` whose ``p``-norm exceeds ``maxnorm``, scaled
+    by ``maxnorm / (norm + 1e-7)`` (PyTorch's formula); the other slices unchanged.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.renorm(mta.tensor([[3.0, 4.0], [0.3, 0.4]]), 2, 0, 1.0)
+    tensor([[0.6, 0.8],
+            [0.3, 0.4]])
+    """
+    if not isinstance(input, Tensor) or input.dtype.kind != "f":
+        got = input.dtype if isinstance(input, Tensor) else type(input).__name__
+        raise TypeError(f"renorm: expected a floating-point tensor, got {got}")
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or p <= 0:
+        raise ValueError(f"renorm: non-positive-norm not supported, got p={p}")
+    if maxnorm < 0:
+        raise ValueError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    if input.ndim <= 1:
+        raise ValueError(f"renorm: input needs at least 2 dimensions, got {input.ndim}")
+    d = _normalize_dim(dim, input.ndim, "renorm")
+    dims = tuple(i for i in range(input.ndim) if i != d)
+    norm = VectorNorm.apply(input, p=float(p), dims=dims, keepdim=True)
+    factor = where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
+    return input * factor
+
+
+# ------------------------------------------------------------------ integers and floats
+class NextAfter(NotDifferentiable):
+    """The next float after ``a`` toward ``b``; no derivative, as in PyTorch."""
+
+    def forward(self, a: Any, b: Any) -> Any:
+        return self.xp.nextafter(a, b)
+
+
+def nextafter(input: Tensor, other: Tensor) -> Tensor:
+    """The next floating-point value after ``input`` toward ``other``, elementwise
+    (both tensors of one float dtype).
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> (mta.nextafter(mta.tensor([1.0]), mta.tensor([2.0])) - 1).item() == 2.0**-23
+    True
+    """
+    _same_dtype_tensors("nextafter", input, other)
+    return NextAfter.apply(input, other)
+
+
+def _integer_pair(name: str, input: Tensor, other: Tensor) -> tuple[Tensor, Tensor]:
+    for t in (input, other):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{name}: expected tensors, got {type(t).__name__}")
+        if t.dtype.kind not in "iu":
+            raise TypeError(f"{name}: not implemented for {t.dtype} (integer tensors only)")
+    a, b = common_operands(name, (input, other))
+    return a, b
+
+
+def gcd(input: Tensor, other: Tensor) -> Tensor:
+    """The greatest common divisor of two integer tensors, elementwise (non-negative;
+    ``gcd(0, 0) = 0``).
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.gcd(mta.tensor([-4, 0, 6]), mta.tensor([6, 0, -9]))
+    tensor([2, 0, 3])
+    """
+    a, b = _integer_pair("gcd", input, other)
+    with a.device.guard():
+        return _tensor(a.xp.gcd(a.array, b.array), a)
+
+
+def lcm(input: Tensor, other: Tensor) -> Tensor:
+    """The least common multiple of two integer tensors, elementwise (non-negative; 0
+    where either is 0).
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.lcm(mta.tensor([-4, 0, 6]), mta.tensor([6, 0, -9]))
+    tensor([12,  0, 18])
+    """
+    a, b = _integer_pair("lcm", input, other)
+    with a.device.guard():
+        return _tensor(a.xp.lcm(a.array, b.array), a)
+
+
+def ldexp(input: Tensor, other: Tensor) -> Tensor:
+    """``input * 2**other``, as PyTorch computes it (``mul(input, pow(2.0, other))``:
+    the result is a float tensor).
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.ldexp(mta.tensor([1.0, 3.0]), mta.tensor([3, -1]))
+    tensor([8. , 1.5])
+    """
+    if not isinstance(other, Tensor):
+        raise TypeError(f"ldexp: other must be a Tensor, got {type(other).__name__}")
+    return _E.mul(input, pow(2.0, other))
+
+
+# ------------------------------------------------------------------ the gamma family
+# Written without SciPy, as PyTorch's CPU kernels compute them: lgamma by Lanczos's
+# series with the reflection formula below 1/2; digamma, trigamma and the Hurwitz zeta
+# (for polygamma) ported from PyTorch's ``Math.h`` (Cephes), with its special values.
+_LANCZOS_G = 7.0
+_LANCZOS = (
+    0.99999999999980993,
+    676.5203681218851,
+    -1259.1392167224028,
+    771.32342877765313,
+    -176.61502916214059,
+    12.507343278686905,
+    -0.13857109526572012,
+    9.9843695780195716e-6,
+    1.5056327351493116e-7,
+)
+_PSI_ASYMPTOTIC = (  # digamma's asymptotic series in 1/x**2 (Cephes), highest power first
+    8.33333333333333333333e-2,
+    -2.10927960927960927961e-2,
+    7.57575757575757575758e-3,
+    -4.16666666666666666667e-3,
+    3.96825396825396825397e-3,
+    -8.33333333333333333333e-3,
+    8.33333333333333333333e-2,
+)
+_PSI_10 = 2.25175258906672110764  # digamma(10)
+_ZETA_A = (  # (2k)! / B_2k, the Euler-Maclaurin tail of the Hurwitz zeta (Cephes)
+    12.0,
+    -720.0,
+    30240.0,
+    -1209600.0,
+    47900160.0,
+    -1.8924375803183791606e9,
+    7.47242496e10,
+    -2.950130727918164224e12,
+    1.1646782814350067249e14,
+    -4.5979787224074726105e15,
+    1.8152105401943546773e17,
+    -7.1661652561756670113e18,
+)
+
+
+def _lgamma_taylor() -> tuple[float, ...]:
+    """The Taylor coefficients of ``lgamma(1 + e)``: ``-gamma``, then
+    ``(-1)**k zeta(k) / k`` (60 terms: below 1e-17 for ``|e| <= 1/2``).
+    """
+    global _LGAMMA_TAYLOR
+    if not _LGAMMA_TAYLOR:
+        zetas = [float(hurwitz_zeta_array(np, float(k), np.ones(1))[0]) for k in range(2, 61)]
+        _LGAMMA_TAYLOR = (-_EULER_GAMMA, *((-1) ** k * z / k for k, z in enumerate(zetas, 2)))
+    return _LGAMMA_TAYLOR
+
+
+_EULER_GAMMA = 0.57721566490153286061
+_LGAMMA_TAYLOR: tuple[float, ...] = ()
+
+
+def _lgamma_from_half(xp: Any, y: Any) -> Any:
+    """``lgamma(y)`` for float64 ``y >= 1/2``: the Taylor series about 1 (and, by
+    ``lgamma(2 + e) = log1p(e) + lgamma(1 + e)``, about 2) on ``[1/2, 5/2)``, where the
+    zeros at 1 and 2 make any other formula lose digits; Lanczos's series beyond.
+    """
+    e = xp.where(y < 1.5, y - 1.0, y - 2.0)
+    e = xp.where(y < 2.5, e, 0.0)
+    taylor = xp.zeros_like(e)
+    for coefficient in reversed(_lgamma_taylor()):
+        taylor = (taylor + coefficient) * e
+    taylor = xp.where(y < 1.5, taylor + 0.0, xp.log1p(e) + taylor)  # + 0.0: +0 at 1, not -0
+    z = y - 1.0
+    series = xp.full(z.shape, _LANCZOS[0])
+    for i in range(1, len(_LANCZOS)):
+        series = series + _LANCZOS[i] / (z + i)
+    t = z + _LANCZOS_G + 0.5
+    lanczos = 0.5 * math.log(2 * math.pi) + (z + 0.5) * xp.log(t) - t + xp.log(series)
+    lanczos = xp.where(xp.isinf(z), np.inf, lanczos)
+    return xp.where(y < 2.5, taylor, lanczos)
+
+
+def lgamma_array(xp: Any, x: Any) -> Any:
+    """``log|Gamma(x)|`` of a raw float array, computed in float64: the Taylor series
+    about 1 and 2 on ``[1/2, 5/2)`` (exact zeros at 1 and 2, as the C library's),
+    Lanczos's series (g = 7, 9 terms; relative error near 1e-15) above, and the
+    reflection ``log(pi / |sin(pi x)|) - lgamma(1 - x)`` below 1/2, ``sin(pi x)`` taken
+    of the exact fractional part of ``x``. ``inf`` at 0, the negative integers and ``+-inf``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lgamma_array(np, np.array([0.5, 5.0])).round(12).tolist()  # log(sqrt(pi)), log(24)
+    [0.572364942925, 3.178053830348]
+    """
+    x64 = x.astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        positive = _lgamma_from_half(xp, xp.where(x64 < 0.5, 1.0 - x64, x64))
+        sin_pi_x = xp.abs(xp.sin(math.pi * (x64 - xp.floor(x64))))
+        reflected = math.log(math.pi) - xp.log(sin_pi_x) - positive
+        out = xp.where(x64 < 0.5, reflected, positive)
+        out = xp.where((x64 <= 0) & (x64 == xp.floor(x64)), np.inf, out)  # poles and -inf
+    return out.astype(x.dtype)
+
+
+def digamma_array(xp: Any, x: Any) -> Any:
+    """``d/dx lgamma(x)`` of a raw float array, PyTorch's ``calc_digamma``: the
+    reflection ``digamma(1 - x) - pi / tan(pi r)`` (``r`` the fractional part) below 0,
+    the recurrence ``digamma(x) = digamma(x + 1) - 1/x`` up to 10, then the asymptotic
+    series. ``-inf`` at ``+0``, ``inf`` at ``-0``, NaN at the negative integers and ``-inf``.
+    Computed in the input's precision (float32 for float16).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> f"{float(digamma_array(np, np.array([1.0]))[0]):.15f}"  # minus Euler's constant
+    '-0.577215664901533'
+    """
+    a = _opmath(x)
+    one = a.dtype.type(1)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        r = a - xp.trunc(a)
+        correction = xp.where(a < 0, math.pi / xp.tan(math.pi * r.astype(np.float64)), 0.0)
+        z = xp.where(a < 0, one - a, a)
+        result = xp.zeros_like(z)
+        for _ in range(10):  # push z to >= 10 (z > 0 here)
+            small = z < 10
+            result = xp.where(small, result - one / z, result)
+            z = xp.where(small, z + one, z)
+        at_ten = z == 10  # PyTorch returns its stored digamma(10) there
+        inv2 = one / (z * z)
+        poly = xp.zeros_like(z)
+        for coefficient in _PSI_ASYMPTOTIC:
+            poly = poly * inv2 + a.dtype.type(coefficient)
+        tail = xp.where(z < 1.0e17, inv2 * poly, a.dtype.type(0))
+        out = result + xp.log(z) - a.dtype.type(0.5) / z - tail
+        out = xp.where(at_ten, result + a.dtype.type(_PSI_10), out)
+        out = out - correction.astype(a.dtype)
+        out = xp.where((a < 0) & (a == xp.trunc(a)), np.nan, out)
+        out = xp.where(a == 0, xp.copysign(a.dtype.type(np.inf), -a), out)
+    return out.astype(x.dtype)
+
+
+def trigamma_array(xp: Any, x: Any) -> Any:
+    """``d/dx digamma(x)`` of a raw float array, PyTorch's ``calc_trigamma``: the
+    reflection ``pi**2 / sin(pi x)**2`` below 1/2, six steps of the recurrence, then
+    the asymptotic series (4 terms: an error near 1e-9, PyTorch's). In the input's
+    precision (float32 for float16), as PyTorch, so ``sin(pi x)`` at a negative integer
+    is tiny, not 0: a huge finite value.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> f"{float(trigamma_array(np, np.array([1.0]))[0]):.12f}"  # pi**2/6 = 1.644934066848...
+    '1.644934067638'
+    """
+    a = _opmath(x)
+    t = a.dtype.type
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        reflect = a < 0.5
+        sin_pi_x = xp.sin(t(math.pi) * a)
+        result = xp.where(reflect, -(t(math.pi) * t(math.pi)) / (sin_pi_x * sin_pi_x), t(0))
+        z = xp.where(reflect, t(1) - a, a)
+        for _ in range(6):
+            result = result + t(1) / (z * z)
+            z = z + t(1)
+        ixx = t(1) / (z * z)
+        tail = t(1) + t(1) / (t(2) * z) + ixx * (t(1 / 6) - ixx * (t(1 / 30) - ixx * t(1 / 42)))
+        result = result + tail / z
+    return xp.where(reflect, -result, result).astype(x.dtype)
+
+
+def hurwitz_zeta_array(xp: Any, s: float, q: Any) -> Any:
+    """The Hurwitz zeta ``sum_k (q + k)**-s`` of a raw array ``q`` for a whole ``s >= 2``,
+    PyTorch's (Cephes's) ``zeta`` in float64: the terms up to ``q + N > 9`` (``N >= 9``),
+    then the Euler-Maclaurin tail with 12 Bernoulli terms. ``inf`` at the non-positive
+    integers, NaN at ``+inf`` (as PyTorch's).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> f"{float(hurwitz_zeta_array(np, 2.0, np.array([1.0]))[0]):.14f}"  # pi**2 / 6
+    '1.64493406684823'
+    """
+    q64 = q.astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        finite = q64[xp.isfinite(q64)]
+        lowest = float(finite.min()) if finite.size else 0.0
+        steps = xp.maximum(9.0, xp.floor(9.0 - xp.nan_to_num(q64)) + 1.0)
+        total = xp.power(q64, -s)
+        for i in range(1, max(9, int(math.floor(9.0 - lowest)) + 1) + 1):
+            total = total + xp.where(i <= steps, xp.power(q64 + i, -s), 0.0)
+        w = q64 + steps
+        b = xp.power(w, -s)
+        total = total + b * w / (s - 1.0) - 0.5 * b
+        a, k = 1.0, 0.0
+        for coefficient in _ZETA_A:
+            a *= s + k
+            b = b / w
+            total = total + a * b / coefficient
+            k += 1.0
+            a *= s + k
+            b = b / w
+            k += 1.0
+        total = xp.where((q64 <= 0) & (q64 == xp.floor(q64)), np.inf, total)
+    return total
+
+
+class Lgamma(Function):
+    """``log|Gamma(a)|``: ``d/da = grad * digamma(a)``."""
+
+    def forward(self, a: Any) -> Any:
+        return lgamma_array(self.xp, a)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return grad * digamma(self.inputs[0])
+
+
+class Polygamma(Function):
+    """The ``n``-th derivative of digamma: ``d/da = grad * polygamma(n + 1, a)``."""
+
+    def forward(self, a: Any, *, n: int) -> Any:
+        self.n = n
+        xp = self.xp
+        if n == 0:
+            return digamma_array(xp, a)
+        if n == 1:
+            return trigamma_array(xp, a)
+        scale = (1.0 if n % 2 else -1.0) * math.exp(math.lgamma(n + 1.0))
+        with np.errstate(invalid="ignore", over="ignore"):
+            return (scale * hurwitz_zeta_array(xp, n + 1.0, a)).astype(a.dtype)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return grad * Polygamma.apply(self.inputs[0], n=self.n + 1)
+
+
+def lgamma(input: Tensor) -> Tensor:
+    """``log|Gamma(input)|`` (``inf`` at 0, the negative integers and ``+-inf``).
+    Float64 agrees with the C library's ``lgamma`` to about 1e-14.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.lgamma(mta.tensor([1.0, 3.0, 0.0]))
+    tensor([0.    , 0.6931,    inf])
+    """
+    return Lgamma.apply(_float_input("lgamma", input))
+
+
+def digamma(input: Tensor) -> Tensor:
+    """``d/dx lgamma(x)`` (``-inf`` at ``+0``, ``inf`` at ``-0``, NaN at the negative
+    integers, as PyTorch).
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.digamma(mta.tensor([1.0, 0.0]))
+    tensor([-0.5772,    -inf])
+    """
+    return Polygamma.apply(_float_input("digamma", input), n=0)
+
+
+def polygamma(n: int, input: Tensor) -> Tensor:
+    """The ``n``-th derivative of :func:`digamma` (``n = 0`` is digamma), as PyTorch
+    computes it: its trigamma for ``n = 1``, ``(-1)**(n+1) n! zeta(n + 1, x)`` above.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.polygamma(1, mta.tensor([1.0, 0.5]))
+    tensor([1.6449, 4.9348])
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"polygamma: n must be an int, got {n!r}")
+    if n < 0:
+        raise ValueError(f"polygamma(n, x) does not support negative n, got n={n}")
+    return Polygamma.apply(_float_input("polygamma", input), n=int(n))
+
+
+def mvlgamma(input: Tensor, p: int) -> Tensor:
+    """The multivariate log-gamma of dimension ``p``:
+    ``sum_{i<p} lgamma(x - i/2) + p (p-1)/4 log(pi)``, as PyTorch composes it.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.mvlgamma(mta.tensor([2.5]), 1)  # lgamma(2.5)
+    tensor([0.2847])
+    """
+    if isinstance(p, bool) or not isinstance(p, (int, np.integer)):
+        raise TypeError(f"mvlgamma: p must be an int, got {p!r}")
+    if p < 1:
+        raise ValueError(f"mvlgamma: p has to be greater than or equal to 1, got {p}")
+    x = _float_input("mvlgamma", input)
+    with x.device.guard():
+        steps = x.xp.arange(-p * 0.5 + 0.5, 0.5, 0.5).astype(x.dtype)
+    args = x.unsqueeze(-1) + _tensor(steps, x)
+    return lgamma(args).sum(-1) + p * (p - 1) * math.log(math.pi) * 0.25
+
+
+# ------------------------------------------------------------------ i0
+_I_SERIES_TERMS = 90  # the power series to |x| = 25: the last term below 1e-17 of the sum
+_I_ASYMPTOTIC_TERMS = 30  # Hankel's expansion from |x| = 25: the last term below 1e-17
+
+
+def bessel_ie_array(xp: Any, x: Any, order: int) -> Any:
+    """``exp(-|x|) I_order(x)`` (order 0 or 1) of a raw float array, in float64: the
+    power series ``sum (x/2)**(2k+order) / (k! (k+order)!)`` for ``|x| <= 25``, and
+    Hankel's asymptotic expansion beyond; 0 at ``+-inf``, NaN at NaN.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> f"{float(bessel_ie_array(np, np.array([1.0]), 0)[0] * np.exp(1.0)):.12f}"  # I0(1)
+    '1.266065877752'
+    """
+    x64 = xp.abs(x.astype(np.float64))
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        near = xp.minimum(x64, 25.0)
+        quarter_square = near * near / 4.0
+        term = (near / 2.0) ** order / math.factorial(order)
+        series = term
+        for k in range(1, _I_SERIES_TERMS):
+            term = term * quarter_square / (k * (k + order))
+            series = series + term
+        series = series * xp.exp(-near)
+        far = xp.maximum(x64, 25.0)
+        mu = 4.0 * order * order
+        term = xp.ones_like(far)
+        expansion = term
+        for k in range(1, _I_ASYMPTOTIC_TERMS):
+            term = term * -(mu - (2 * k - 1) ** 2) / (8.0 * k * far)
+            expansion = expansion + term
+        expansion = expansion / xp.sqrt(2.0 * math.pi * far)
+        out = xp.where(x64 <= 25.0, series, expansion)
+    if order == 1:
+        out = xp.where(x < 0, -out, out)
+    return out
+
+
+class I0(Function):
+    """``I0(a)``, the modified Bessel function of order 0: ``d/da = grad * i1(a)``."""
+
+    def forward(self, a: Any) -> Any:
+        x = _opmath(a)
+        with np.errstate(over="ignore", invalid="ignore"):
+            # exp(|x|) in the input's precision, as PyTorch's: it overflows where PyTorch's does
+            out = self.xp.exp(self.xp.abs(x)) * bessel_ie_array(self.xp, x, 0).astype(x.dtype)
+        return out.astype(a.dtype)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        return grad * I1.apply(self.inputs[0])
+
+
+class I1(Function):
+    """``I1(a)`` (the gradient of :func:`i0`): ``d/da = grad * (i0(a) - i1(a) / a)``,
+    0.5 where ``|a|`` is below the dtype's epsilon (PyTorch's ``i1_backward``).
+    """
+
+    saves_output = True
+
+    def forward(self, a: Any) -> Any:
+        x = _opmath(a)
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = self.xp.exp(self.xp.abs(x)) * bessel_ie_array(self.xp, x, 1).astype(x.dtype)
+        return out.astype(a.dtype)
+
+    def backward(self, grad: Tensor) -> Tensor:
+        a = self.inputs[0]
+        eps = float(np.finfo(a.dtype).eps)
+        not_tiny = a.abs() > eps
+        safe = where(not_tiny, a, eps)
+        slope = i0(safe) - self.output() * reciprocal(safe)
+        return grad * where(not_tiny, slope, 0.5)
+
+
+def i0(input: Tensor) -> Tensor:
+    """The modified Bessel function of the first kind of order 0,
+    ``sum_k ((x/2)**k / k!)**2``. As PyTorch's, ``exp(|x|)`` is taken in the input's
+    precision, so the result overflows where that does, and is NaN at ``+-inf``.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.i0(mta.tensor([0.0, 1.0]))
+    tensor([1.    , 1.2661])
+    """
+    return I0.apply(_float_input("i0", input))
+
+
+# ------------------------------------------------------------------ igamma, igammac
+_IGAMMA_TERMS = 400  # series and continued fraction: enough for a up to about 1e4
+
+
+def igamma_array(xp: Any, a: Any, x: Any, upper: bool) -> Any:
+    """The regularized lower incomplete gamma ``P(a, x)`` (``upper``: ``Q = 1 - P``) of
+    raw float arrays, in float64: the power series for ``x < a + 1`` and Lentz's
+    continued fraction for ``Q`` beyond (Numerical Recipes' ``gser``/``gcf``), with
+    PyTorch's values at the edges (NaN for negative arguments, ``P(0, x > 0) = 1`` ...).
+    PyTorch uses Cephes's kernels, which add Temme's expansion for large ``a``: where
+    ``a`` is large (beyond about 1e3) the two differ in the last digits.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> f"{float(igamma_array(np, np.array([1.0]), np.array([1.0]), False)[0]):.15f}"
+    '0.632120558828558'
+    """
+    a64, x64 = (v.astype(np.float64) for v in xp.broadcast_arrays(a, x))
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore", under="ignore"):
+        sa = xp.where(a64 > 0, a64, 1.0)  # safe arguments: the edges are set below
+        sx = xp.where(x64 > 0, x64, 1.0)
+        log_front = sa * xp.log(sx) - sx - lgamma_array(xp, sa)
+        term = 1.0 / sa  # P by its series
+        total = term
+        for n in range(1, _IGAMMA_TERMS):
+            term = term * sx / (sa + n)
+            total = total + term
+        lower = total * xp.exp(log_front)
+        tiny = 1e-300  # Q by Lentz's continued fraction
+        b = sx + 1.0 - sa
+        c = xp.full(b.shape, 1.0 / tiny)
+        d = 1.0 / b
+        h = d
+        for n in range(1, _IGAMMA_TERMS):
+            an = -n * (n - sa)
+            b = b + 2.0
+            d = an * d + b
+            d = xp.where(xp.abs(d) < tiny, tiny, d)
+            c = b + an / c
+            c = xp.where(xp.abs(c) < tiny, tiny, c)
+            d = 1.0 / d
+            h = h * d * c
+        upper_cf = xp.exp(log_front) * h
+        by_series = sx < sa + 1.0
+        p = xp.where(by_series, lower, 1.0 - upper_cf)
+        q = xp.where(by_series, 1.0 - lower, upper_cf)
+        out = xp.where(xp.isnan(a64) | xp.isnan(x64), np.nan, q if upper else p)
+        # PyTorch's edge cases, in its order (the first that applies wins)
+        edge_inf_x, edge_zero_x = (0.0, 1.0) if upper else (1.0, 0.0)
+        out = xp.where(xp.isinf(x64), edge_inf_x, out)
+        out = xp.where(xp.isinf(a64), xp.where(xp.isinf(x64), np.nan, edge_zero_x), out)
+        out = xp.where(x64 == 0, edge_zero_x, out)
+        out = xp.where(a64 == 0, xp.where(x64 > 0, edge_inf_x, np.nan), out)
+        out = xp.where((x64 < 0) | (a64 < 0), np.nan, out)
+    return out
+
+
+class Igamma(Function):
+    """``P(a, x)`` (``Q`` when ``upper``): no derivative in ``a`` (as PyTorch);
+    ``d/dx = +-grad * exp((a - 1) log x - x - lgamma(a))``.
+    """
+
+    def forward(self, a: Any, x: Any, *, upper: bool) -> Any:
+        self.upper = upper
+        return igamma_array(self.xp, a, x, upper).astype(result_type_arrays(a, x))
+
+    def backward(self, grad: Tensor) -> tuple[Tensor | None, Tensor]:
+        a, x = self.inputs
+        if self.needs_input_grad[0]:
+            name = "igammac" if self.upper else "igamma"
+            raise RuntimeError(f"the derivative of {name} with respect to input is not implemented")
+        slope = ((a - 1) * x.log() - x - lgamma(a)).exp()
+        return None, grad * (-slope if self.upper else slope)
+
+
+def result_type_arrays(a: Any, b: Any) -> Any:
+    """The dtype of a binary op on two float arrays of one dtype (they are checked equal)."""
+    return np.result_type(a.dtype, b.dtype)
+
+
+def _igamma(name: str, input: Tensor, other: Tensor, upper: bool) -> Tensor:
+    _same_dtype_tensors(name, input, other)
+    try:
+        np.broadcast_shapes(input.shape, other.shape)
+    except ValueError:
+        raise ValueError(
+            f"{name}: shapes {input.shape} and {other.shape} do not broadcast"
+        ) from None
+    return Igamma.apply(input, other, upper=upper)
+
+
+def igamma(input: Tensor, other: Tensor) -> Tensor:
+    """The regularized lower incomplete gamma function
+    ``P(a, x) = 1/Gamma(a) int_0^x t**(a-1) e**-t dt`` with ``a = input``, ``x = other``
+    (float tensors of one dtype). Differentiable in ``other`` only, as in PyTorch.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.igamma(mta.tensor([1.0, 2.0]), mta.tensor([0.0, 2.0]))
+    tensor([0.   , 0.594])
+    """
+    return _igamma("igamma", input, other, upper=False)
+
+
+def igammac(input: Tensor, other: Tensor) -> Tensor:
+    """The regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``
+    (see :func:`igamma`), accurate where it is tiny.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> mta.igammac(mta.tensor([1.0, 2.0]), mta.tensor([0.0, 2.0]))
+    tensor([1.   , 0.406])
+    """
+    return _igamma("igammac", input, other, upper=True)
+
+
+# ------------------------------------------------------------------ values with a zero gradient
+class Replaced(Function):
+    """``values`` in place of the inputs: the comparisons written in place and the
+    random fills, whose gradient PyTorch defines as 0 (exactly, even for an infinite
+    incoming gradient) for every input.
+    """
+
+    saves_inputs = False
+
+    def forward(self, *arrays: Any, values: Any) -> Any:
+        self.count = len(arrays)
+        return values
+
+    def backward(self, grad: Tensor) -> Any:
+        zero = masked_grad(grad, _never(self))
+        return zero if self.count == 1 else (zero,) * self.count
+
+
+def replaced(input: Tensor, values: Tensor, *others: Tensor) -> Tensor:
+    """``values`` (of ``input``'s shape) recorded as a function of ``input`` (and of
+    ``others``) with gradient 0: what an in-place fill of ``input`` records.
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> x = mta.tensor([1.0, 2.0], requires_grad=True)
+    >>> y = replaced(x, mta.tensor([5.0, 6.0]))
+    >>> y.sum().backward(); x.grad
+    tensor([0., 0.])
+    """
+    if values.shape != input.shape:
+        raise ValueError(f"replaced: values of shape {values.shape} for a tensor of {input.shape}")
+    with values.device.guard():
+        array = values.array.astype(input.dtype)
+    return Replaced.apply(input, *others, values=array)
+
+
+def compared_in_place(name: str, input: Tensor, other: Operand) -> Tensor:
+    """``input.<name>(other)`` (``eq``, ``lt`` ...) in ``input``'s dtype (1 or 0) and
+    gradient 0 for both sides: the value of PyTorch's ``eq_``, ``lt_`` ...
+
+    Examples
+    --------
+    >>> import minitorch_accel as mta
+    >>> compared_in_place("lt", mta.tensor([1.0, 3.0]), 2)
+    tensor([1., 0.])
+    """
+    values = getattr(_compare, name)(input, other)
+    if values.shape != input.shape:
+        raise ValueError(
+            f"{name}_: the result has shape {values.shape}, this tensor {input.shape}: an "
+            "in-place op cannot change the shape"
+        )
+    others = (other,) if isinstance(other, Tensor) and other.requires_grad else ()
+    return replaced(input, values, *others)

@@ -120,7 +120,7 @@ def as_operand(value: Operand, like: Tensor) -> Tensor:
         return value
     if is_number(value):
         return number_as_tensor(value, result_type(like, value), like)
-    return Tensor(value, device=like.device)
+    return Tensor._from_data(value, device=like.device)
 
 
 def common_operands(
@@ -153,9 +153,9 @@ def _tensors_or_numbers(a: Operand, b: Operand) -> tuple[Operand, Operand]:
         )
     like = a if isinstance(a, Tensor) else b
     if not isinstance(a, Tensor) and not is_number(a):
-        a = Tensor(a, device=like.device)
+        a = Tensor._from_data(a, device=like.device)
     if not isinstance(b, Tensor) and not is_number(b):
-        b = Tensor(b, device=like.device)
+        b = Tensor._from_data(b, device=like.device)
     return a, b
 
 

@@ -539,7 +539,7 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
         return input[:0]
     pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
     index = np.array(list(pick(range(input.shape[0]), r)), dtype=np.int64).reshape(-1, r)
-    chosen = index_select(input, 0, Tensor(index.reshape(-1), device=input.device))
+    chosen = index_select(input, 0, Tensor._from_data(index.reshape(-1), device=input.device))
     return chosen.reshape(-1, r)
 
 

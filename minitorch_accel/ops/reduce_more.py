@@ -530,7 +530,7 @@ class LogCumSumExp(Function):
         x = xp.moveaxis(a, dim, 0)
         out = xp.empty_like(x)
         if x.shape[0]:
-            out[0] = x[0]
+            out[0] = x[0] + 0  # PyTorch starts from log(0): -0.0 becomes 0.0, as there
         for i in range(1, x.shape[0]):
             out[i] = _log_add_exp(xp, out[i - 1], x[i])
         return xp.ascontiguousarray(xp.moveaxis(out, 0, dim))

@@ -180,10 +180,11 @@ def resample_dim(x: Tensor, dim: int, taps: Taps) -> Tensor:
     out = None
     with x.device.guard():
         for index, weight in taps:
-            picked = index_select(x, dim, Tensor(index, device=x.device))
+            picked = index_select(x, dim, Tensor._from_data(index, device=x.device))
             if weight is not None:
                 shape = (-1,) + (1,) * (x.ndim - 1 - dim)
-                picked = picked * Tensor(weight.astype(x.dtype).reshape(shape), device=x.device)
+                weights = weight.astype(x.dtype).reshape(shape)
+                picked = picked * Tensor._from_data(weights, device=x.device)
             out = picked if out is None else out + picked
     assert out is not None
     return out

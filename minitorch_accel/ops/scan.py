@@ -20,7 +20,7 @@ class CumSum(Function):
 
     def forward(self, a: Any, *, dim: int) -> Any:
         self.dim = dim
-        return self.xp.cumsum(a, axis=dim)
+        return running_sum(self.xp, a, dim)
 
     def backward(self, grad: Tensor) -> Tensor:
         return ReverseCumSum.apply(grad, dim=self.dim)
@@ -32,10 +32,27 @@ class ReverseCumSum(Function):
     def forward(self, a: Any, *, dim: int) -> Any:
         self.dim = dim
         xp = self.xp
-        return xp.flip(xp.cumsum(xp.flip(a, dim), axis=dim), dim)
+        return xp.flip(running_sum(xp, xp.flip(a, dim), dim), dim)
 
     def backward(self, grad: Tensor) -> Tensor:
         return CumSum.apply(grad, dim=self.dim)
+
+
+def running_sum(xp: Any, a: Any, dim: int) -> Any:
+    """``xp.cumsum`` along ``dim`` started from ``+0.0``, as PyTorch's: where NumPy's
+    running sum is ``-0.0`` (``cumsum([-0.0])``, the first one starts from the first
+    element) PyTorch's is ``0.0``; every other value is the same.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> np.signbit(running_sum(np, np.array([-0.0, -0.0, 1.0]), 0)).tolist()
+    [False, False, False]
+    """
+    out = xp.cumsum(a, axis=dim)
+    if out.dtype.kind in "fc":
+        out += 0  # -0.0 + 0 is 0.0; any other value is unchanged
+    return out
 
 
 class CumProd(Function):

@@ -34,14 +34,21 @@ def normalize_dim(dim: int, ndim: int, op: str) -> int:
 
 
 class Reshape(Function):
-    """``a`` with another shape (a view where possible); the gradient is reshaped back."""
+    """``a`` with another shape (a view where possible); the gradient is reshaped back.
+
+    A reshape that must copy (``x.t().reshape(-1)``) returns memory of its own, and so
+    a version counter of its own, as in PyTorch: ``returns_view`` is decided per call.
+    """
 
     saves_inputs = False  # backward needs no input's values
     returns_view = True
 
     def forward(self, a: Any, *, shape: tuple[int, ...]) -> Any:
         self.in_shape = a.shape
-        return a.reshape(shape)
+        out = a.reshape(shape)
+        if out.size and not self.xp.may_share_memory(a, out):  # the layout forced a copy
+            self.returns_view = False
+        return out
 
     def backward(self, grad: Tensor) -> Tensor:
         return grad.reshape(self.in_shape)

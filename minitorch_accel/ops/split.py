@@ -90,9 +90,12 @@ def repeat(tensor: Tensor, *sizes: Any) -> Tensor:
         # a new axis of ``times`` copies in front of dim d, merged into it
         tiled = out.unsqueeze(d).expand(*shape[:d], int(times), *shape[d:])
         out = tiled.reshape(*shape[:d], int(times) * shape[d], *shape[d + 1 :])
-    # the reshapes may be views of the input, some with stride 0 (the same element seen
-    # several times, read-only): copy into memory of its own
-    return out.clone()
+    # A reshape that merged an expanded dim copied into memory of its own (with a
+    # version counter of its own); otherwise ``out`` is still a view of the input, maybe
+    # with stride 0 (the same element seen several times, read-only): copy it.
+    if out is tensor or out._version_counter.has_views:
+        return out.clone()
+    return out
 
 
 def unflatten(tensor: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:

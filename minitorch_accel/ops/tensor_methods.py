@@ -16,6 +16,7 @@ import numpy as np
 
 from ..core.grad_mode import is_grad_enabled
 from ..core.tensor import Tensor
+from . import activation_more as _AM
 from . import bitwise as _bit
 from . import compare as _compare
 from . import elementwise as _E
@@ -25,6 +26,7 @@ from . import linalg as _LA
 from . import math_more as _mm
 from . import matmul as _M
 from . import products as _P
+from . import random_fill as _rf
 from . import reduce as _R
 from . import reduce_more as _RM
 from . import sampling as _sampling
@@ -34,6 +36,7 @@ from . import shape as _S
 from . import shape_more as _SM
 from . import sort as _sort
 from . import split as _split
+from . import torch_surface as _TS
 from . import unary as _unary
 
 #: PyTorch's legacy type names, returned by :meth:`TensorMethods.type`.
@@ -1076,6 +1079,703 @@ class TensorMethods:
         """:meth:`triu` in place."""
         return write_in_place(self, lambda t: t.triu(diagonal), "triu_", saves_input=False)
 
+    # PyTorch's remaining elementwise, math and random in-place methods (the out-of-place
+    # functions they write are in ops/math_more.py, the random fills in ops/random_fill.py),
+    # and the out-of-place methods and aliases they needed.
+    def neg(self: Any) -> Tensor:
+        """``-self`` (see :func:`minitorch_accel.neg`)."""
+        return _E.neg(self)
+
+    def negative(self: Any) -> Tensor:
+        """Same as :meth:`neg`."""
+        return _E.neg(self)
+
+    def absolute(self: Any) -> Tensor:
+        """Same as :meth:`abs`."""
+        return _E.abs(self)
+
+    def divide(self: Any, other: Any, *, rounding_mode: builtins.str | None = None) -> Tensor:
+        """Same as :meth:`div`."""
+        return _E.div(self, other, rounding_mode=rounding_mode)
+
+    def multiply(self: Any, other: Any) -> Tensor:
+        """Same as :meth:`mul`."""
+        return _E.mul(self, other)
+
+    def subtract(self: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+        """Same as :meth:`sub`."""
+        return _E.sub(self, other, alpha=alpha)
+
+    def arcsin(self: Any) -> Tensor:
+        """Same as :meth:`asin`."""
+        return _mm.asin(self)
+
+    def arccos(self: Any) -> Tensor:
+        """Same as :meth:`acos`."""
+        return _mm.acos(self)
+
+    def arctan(self: Any) -> Tensor:
+        """Same as :meth:`atan`."""
+        return _mm.atan(self)
+
+    def arcsinh(self: Any) -> Tensor:
+        """Same as :meth:`asinh`."""
+        return _mm.asinh(self)
+
+    def arccosh(self: Any) -> Tensor:
+        """Same as :meth:`acosh`."""
+        return _mm.acosh(self)
+
+    def arctanh(self: Any) -> Tensor:
+        """Same as :meth:`atanh`."""
+        return _mm.atanh(self)
+
+    def greater(self: Any, other: Any) -> Tensor:
+        """Same as :meth:`gt`."""
+        return _compare.gt(self, other)
+
+    def greater_equal(self: Any, other: Any) -> Tensor:
+        """Same as :meth:`ge`."""
+        return _compare.ge(self, other)
+
+    def less(self: Any, other: Any) -> Tensor:
+        """Same as :meth:`lt`."""
+        return _compare.lt(self, other)
+
+    def less_equal(self: Any, other: Any) -> Tensor:
+        """Same as :meth:`le`."""
+        return _compare.le(self, other)
+
+    def not_equal(self: Any, other: Any) -> Tensor:
+        """Same as :meth:`ne`."""
+        return _compare.ne(self, other)
+
+    def conj_physical(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.conj_physical` (this tensor itself: no complex dtypes)."""
+        return _mm.conj_physical(self)
+
+    def sinc(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.sinc`."""
+        return _mm.sinc(self)
+
+    def deg2rad(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.deg2rad`."""
+        return _mm.deg2rad(self)
+
+    def rad2deg(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.rad2deg`."""
+        return _mm.rad2deg(self)
+
+    def addcmul(self: Any, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+        """See :func:`minitorch_accel.addcmul`."""
+        return _mm.addcmul(self, tensor1, tensor2, value=value)
+
+    def addcdiv(self: Any, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+        """See :func:`minitorch_accel.addcdiv`."""
+        return _mm.addcdiv(self, tensor1, tensor2, value=value)
+
+    def renorm(self: Any, p: Any, dim: builtins.int, maxnorm: Any) -> Tensor:
+        """See :func:`minitorch_accel.renorm`."""
+        return _mm.renorm(self, p, dim, maxnorm)
+
+    def gcd(self: Any, other: Tensor) -> Tensor:
+        """See :func:`minitorch_accel.gcd`."""
+        return _mm.gcd(self, other)
+
+    def lcm(self: Any, other: Tensor) -> Tensor:
+        """See :func:`minitorch_accel.lcm`."""
+        return _mm.lcm(self, other)
+
+    def ldexp(self: Any, other: Tensor) -> Tensor:
+        """See :func:`minitorch_accel.ldexp`."""
+        return _mm.ldexp(self, other)
+
+    def nextafter(self: Any, other: Tensor) -> Tensor:
+        """See :func:`minitorch_accel.nextafter`."""
+        return _mm.nextafter(self, other)
+
+    def igamma(self: Any, other: Tensor) -> Tensor:
+        """See :func:`minitorch_accel.igamma`."""
+        return _mm.igamma(self, other)
+
+    def igammac(self: Any, other: Tensor) -> Tensor:
+        """See :func:`minitorch_accel.igammac`."""
+        return _mm.igammac(self, other)
+
+    def lgamma(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.lgamma`."""
+        return _mm.lgamma(self)
+
+    def digamma(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.digamma`."""
+        return _mm.digamma(self)
+
+    def polygamma(self: Any, n: builtins.int) -> Tensor:
+        """See :func:`minitorch_accel.polygamma` (``n`` first there, as in PyTorch)."""
+        return _mm.polygamma(n, self)
+
+    def mvlgamma(self: Any, p: builtins.int) -> Tensor:
+        """See :func:`minitorch_accel.mvlgamma`."""
+        return _mm.mvlgamma(self, p)
+
+    def i0(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.i0`."""
+        return _mm.i0(self)
+
+    def bernoulli(self: Any, p: Any = None, *, generator: Any = None) -> Tensor:
+        """See :func:`minitorch_accel.bernoulli` (this tensor holds the probabilities)."""
+        return _TS.bernoulli(self, p, generator=generator)
+
+    def abs_(self: Any) -> Tensor:
+        """:meth:`abs` in place (integers too)."""
+        return write_in_place(self, _E.abs, "abs_", saves_input=False)
+
+    def absolute_(self: Any) -> Tensor:
+        """Same as :meth:`abs_`."""
+        return write_in_place(self, _E.abs, "absolute_", saves_input=False)
+
+    def neg_(self: Any) -> Tensor:
+        """:meth:`neg` in place (integers too)."""
+        return write_in_place(self, _E.neg, "neg_", saves_input=False)
+
+    def negative_(self: Any) -> Tensor:
+        """Same as :meth:`neg_`."""
+        return write_in_place(self, _E.neg, "negative_", saves_input=False)
+
+    def exp_(self: Any) -> Tensor:
+        """:meth:`exp` in place."""
+        return write_in_place(self, _E.exp, "exp_", saves_input=False)
+
+    def log_(self: Any) -> Tensor:
+        """:meth:`log` in place."""
+        return write_in_place(self, _E.log, "log_")
+
+    def log1p_(self: Any) -> Tensor:
+        """:meth:`log1p` in place."""
+        return write_in_place(self, _unary.log1p, "log1p_")
+
+    def sqrt_(self: Any) -> Tensor:
+        """:meth:`sqrt` in place."""
+        return write_in_place(self, _E.sqrt, "sqrt_", saves_input=False)
+
+    def rsqrt_(self: Any) -> Tensor:
+        """:meth:`rsqrt` in place."""
+        return write_in_place(self, _unary.rsqrt, "rsqrt_")
+
+    def sin_(self: Any) -> Tensor:
+        """:meth:`sin` in place."""
+        return write_in_place(self, _unary.sin, "sin_")
+
+    def cos_(self: Any) -> Tensor:
+        """:meth:`cos` in place."""
+        return write_in_place(self, _unary.cos, "cos_")
+
+    def tan_(self: Any) -> Tensor:
+        """:meth:`tan` in place."""
+        return write_in_place(self, _unary.tan, "tan_")
+
+    def arcsin_(self: Any) -> Tensor:
+        """Same as :meth:`asin_`."""
+        return write_in_place(self, _mm.asin, "arcsin_")
+
+    def arccos_(self: Any) -> Tensor:
+        """Same as :meth:`acos_`."""
+        return write_in_place(self, _mm.acos, "arccos_")
+
+    def arctan_(self: Any) -> Tensor:
+        """Same as :meth:`atan_`."""
+        return write_in_place(self, _mm.atan, "arctan_")
+
+    def arcsinh_(self: Any) -> Tensor:
+        """Same as :meth:`asinh_`."""
+        return write_in_place(self, _mm.asinh, "arcsinh_")
+
+    def arccosh_(self: Any) -> Tensor:
+        """Same as :meth:`acosh_`."""
+        return write_in_place(self, _mm.acosh, "arccosh_")
+
+    def arctanh_(self: Any) -> Tensor:
+        """Same as :meth:`atanh_`."""
+        return write_in_place(self, _mm.atanh, "arctanh_")
+
+    def erf_(self: Any) -> Tensor:
+        """:meth:`erf` in place."""
+        return write_in_place(self, _mm.erf, "erf_")
+
+    def lgamma_(self: Any) -> Tensor:
+        """:meth:`lgamma` in place."""
+        return write_in_place(self, _mm.lgamma, "lgamma_")
+
+    def digamma_(self: Any) -> Tensor:
+        """:meth:`digamma` in place."""
+        return write_in_place(self, _mm.digamma, "digamma_")
+
+    def polygamma_(self: Any, n: builtins.int) -> Tensor:
+        """:meth:`polygamma` in place."""
+        return write_in_place(self, lambda t: _mm.polygamma(n, t), "polygamma_")
+
+    def mvlgamma_(self: Any, p: builtins.int) -> Tensor:
+        """:meth:`mvlgamma` in place."""
+        return write_in_place(self, lambda t: _mm.mvlgamma(t, p), "mvlgamma_")
+
+    def i0_(self: Any) -> Tensor:
+        """:meth:`i0` in place."""
+        return write_in_place(self, _mm.i0, "i0_")
+
+    def sinc_(self: Any) -> Tensor:
+        """:meth:`sinc` in place."""
+        return write_in_place(self, _mm.sinc, "sinc_")
+
+    def deg2rad_(self: Any) -> Tensor:
+        """:meth:`deg2rad` in place."""
+        return write_in_place(self, _mm.deg2rad, "deg2rad_")
+
+    def rad2deg_(self: Any) -> Tensor:
+        """:meth:`rad2deg` in place."""
+        return write_in_place(self, _mm.rad2deg, "rad2deg_")
+
+    def conj_physical_(self: Any) -> Tensor:
+        """:meth:`conj_physical` in place: no change (there are no complex dtypes)."""
+        return write_in_place(self, _mm.conj_physical, "conj_physical_", saves_input=False)
+
+    def pow_(self: Any, exponent: Any) -> Tensor:
+        """:meth:`pow` in place."""
+        return write_in_place(self, lambda t: _E.pow(t, exponent), "pow_")
+
+    def divide_(self: Any, other: Any, *, rounding_mode: builtins.str | None = None) -> Tensor:
+        """Same as :meth:`div_`."""
+        return self.div_(other, rounding_mode=rounding_mode)  # type: ignore[no-any-return]
+
+    def multiply_(self: Any, other: Any) -> Tensor:
+        """Same as :meth:`mul_`."""
+        return self.mul_(other)  # type: ignore[no-any-return]
+
+    def subtract_(self: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+        """Same as :meth:`sub_`."""
+        return self.sub_(other, alpha=alpha)  # type: ignore[no-any-return]
+
+    def heaviside_(self: Any, values: Tensor) -> Tensor:
+        """:meth:`heaviside` in place."""
+        step = lambda t: _mm.heaviside(t, values)  # noqa: E731
+        return write_in_place(self, step, "heaviside_", saves_input=False)
+
+    def gcd_(self: Any, other: Tensor) -> Tensor:
+        """:meth:`gcd` in place."""
+        return write_in_place(self, lambda t: _mm.gcd(t, other), "gcd_", saves_input=False)
+
+    def lcm_(self: Any, other: Tensor) -> Tensor:
+        """:meth:`lcm` in place."""
+        return write_in_place(self, lambda t: _mm.lcm(t, other), "lcm_", saves_input=False)
+
+    def ldexp_(self: Any, other: Tensor) -> Tensor:
+        """:meth:`ldexp` in place."""
+        return write_in_place(self, lambda t: _mm.ldexp(t, other), "ldexp_")
+
+    def nextafter_(self: Any, other: Tensor) -> Tensor:
+        """:meth:`nextafter` in place."""
+        step = lambda t: _mm.nextafter(t, other)  # noqa: E731
+        return write_in_place(self, step, "nextafter_", saves_input=False)
+
+    def igamma_(self: Any, other: Tensor) -> Tensor:
+        """:meth:`igamma` in place."""
+        return write_in_place(self, lambda t: _mm.igamma(t, other), "igamma_")
+
+    def igammac_(self: Any, other: Tensor) -> Tensor:
+        """:meth:`igammac` in place."""
+        return write_in_place(self, lambda t: _mm.igammac(t, other), "igammac_")
+
+    def addcmul_(self: Any, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+        """:meth:`addcmul` in place."""
+        fused = lambda t: _mm.addcmul(t, tensor1, tensor2, value=value)  # noqa: E731
+        return write_in_place(self, fused, "addcmul_")
+
+    def addcdiv_(self: Any, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+        """:meth:`addcdiv` in place."""
+        fused = lambda t: _mm.addcdiv(t, tensor1, tensor2, value=value)  # noqa: E731
+        return write_in_place(self, fused, "addcdiv_")
+
+    def addmm_(self: Any, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        """:meth:`addmm` in place."""
+        fused = lambda t: _P.addmm(t, mat1, mat2, beta=beta, alpha=alpha)  # noqa: E731
+        return write_in_place(self, fused, "addmm_")
+
+    def addmv_(self: Any, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        """:meth:`addmv` in place."""
+        fused = lambda t: _P.addmv(t, mat, vec, beta=beta, alpha=alpha)  # noqa: E731
+        return write_in_place(self, fused, "addmv_")
+
+    def addr_(self: Any, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        """:meth:`addr` in place."""
+        fused = lambda t: _P.addr(t, vec1, vec2, beta=beta, alpha=alpha)  # noqa: E731
+        return write_in_place(self, fused, "addr_")
+
+    def addbmm_(self: Any, b1: Tensor, b2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        """:meth:`addbmm` in place."""
+        fused = lambda t: _P.addbmm(t, b1, b2, beta=beta, alpha=alpha)  # noqa: E731
+        return write_in_place(self, fused, "addbmm_")
+
+    def baddbmm_(self: Any, b1: Tensor, b2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        """:meth:`baddbmm` in place."""
+        fused = lambda t: _P.baddbmm(t, b1, b2, beta=beta, alpha=alpha)  # noqa: E731
+        return write_in_place(self, fused, "baddbmm_")
+
+    def renorm_(self: Any, p: Any, dim: builtins.int, maxnorm: Any) -> Tensor:
+        """:meth:`renorm` in place."""
+        return write_in_place(self, lambda t: _mm.renorm(t, p, dim, maxnorm), "renorm_")
+
+    # the comparisons in place keep this tensor's dtype (1 or 0), with gradient 0
+    def eq_(self: Any, other: Any) -> Tensor:
+        """:meth:`eq` in place (1 or 0 in this tensor's dtype)."""
+        test = lambda t: _mm.compared_in_place("eq", t, other)  # noqa: E731
+        return write_in_place(self, test, "eq_", saves_input=False)
+
+    def ne_(self: Any, other: Any) -> Tensor:
+        """:meth:`ne` in place."""
+        test = lambda t: _mm.compared_in_place("ne", t, other)  # noqa: E731
+        return write_in_place(self, test, "ne_", saves_input=False)
+
+    def lt_(self: Any, other: Any) -> Tensor:
+        """:meth:`lt` in place."""
+        test = lambda t: _mm.compared_in_place("lt", t, other)  # noqa: E731
+        return write_in_place(self, test, "lt_", saves_input=False)
+
+    def le_(self: Any, other: Any) -> Tensor:
+        """:meth:`le` in place."""
+        test = lambda t: _mm.compared_in_place("le", t, other)  # noqa: E731
+        return write_in_place(self, test, "le_", saves_input=False)
+
+    def gt_(self: Any, other: Any) -> Tensor:
+        """:meth:`gt` in place."""
+        test = lambda t: _mm.compared_in_place("gt", t, other)  # noqa: E731
+        return write_in_place(self, test, "gt_", saves_input=False)
+
+    def ge_(self: Any, other: Any) -> Tensor:
+        """:meth:`ge` in place."""
+        test = lambda t: _mm.compared_in_place("ge", t, other)  # noqa: E731
+        return write_in_place(self, test, "ge_", saves_input=False)
+
+    def greater_(self: Any, other: Any) -> Tensor:
+        """Same as :meth:`gt_`."""
+        test = lambda t: _mm.compared_in_place("gt", t, other)  # noqa: E731
+        return write_in_place(self, test, "greater_", saves_input=False)
+
+    def greater_equal_(self: Any, other: Any) -> Tensor:
+        """Same as :meth:`ge_`."""
+        test = lambda t: _mm.compared_in_place("ge", t, other)  # noqa: E731
+        return write_in_place(self, test, "greater_equal_", saves_input=False)
+
+    def less_(self: Any, other: Any) -> Tensor:
+        """Same as :meth:`lt_`."""
+        test = lambda t: _mm.compared_in_place("lt", t, other)  # noqa: E731
+        return write_in_place(self, test, "less_", saves_input=False)
+
+    def less_equal_(self: Any, other: Any) -> Tensor:
+        """Same as :meth:`le_`."""
+        test = lambda t: _mm.compared_in_place("le", t, other)  # noqa: E731
+        return write_in_place(self, test, "less_equal_", saves_input=False)
+
+    def not_equal_(self: Any, other: Any) -> Tensor:
+        """Same as :meth:`ne_`."""
+        test = lambda t: _mm.compared_in_place("ne", t, other)  # noqa: E731
+        return write_in_place(self, test, "not_equal_", saves_input=False)
+
+    # random fills (ops/random_fill.py): from the device's generator or ``generator``
+    def uniform_(
+        self: Any, from_: builtins.float = 0.0, to: builtins.float = 1.0, *, generator: Any = None
+    ) -> Tensor:
+        """Samples of U[from_, to) (see :func:`~minitorch_accel.ops.random_fill.uniform_`)."""
+        return _rf.uniform_(self, from_, to, generator=generator)
+
+    def normal_(
+        self: Any, mean: builtins.float = 0.0, std: builtins.float = 1.0, *, generator: Any = None
+    ) -> Tensor:
+        """Samples of N(mean, std**2) (see :func:`~minitorch_accel.ops.random_fill.normal_`)."""
+        return _rf.normal_(self, mean, std, generator=generator)
+
+    def bernoulli_(self: Any, p: Any = 0.5, *, generator: Any = None) -> Tensor:
+        """1 with probability ``p``, else 0 (see :func:`.random_fill.bernoulli_`)."""
+        return _rf.bernoulli_(self, p, generator=generator)
+
+    def random_(
+        self: Any, from_: Any = _rf.UNSET, to: Any = _rf.UNSET, *, generator: Any = None
+    ) -> Tensor:
+        """Whole numbers, uniformly (see :func:`~minitorch_accel.ops.random_fill.random_`)."""
+        return _rf.random_(self, from_, to, generator=generator)
+
+    def exponential_(self: Any, lambd: builtins.float = 1.0, *, generator: Any = None) -> Tensor:
+        """Exponential samples of rate ``lambd`` (see :func:`.random_fill.exponential_`)."""
+        return _rf.exponential_(self, lambd, generator=generator)
+
+    def cauchy_(
+        self: Any,
+        median: builtins.float = 0.0,
+        sigma: builtins.float = 1.0,
+        *,
+        generator: Any = None,
+    ) -> Tensor:
+        """Cauchy samples (see :func:`~minitorch_accel.ops.random_fill.cauchy_`)."""
+        return _rf.cauchy_(self, median, sigma, generator=generator)
+
+    def log_normal_(
+        self: Any, mean: builtins.float = 1.0, std: builtins.float = 2.0, *, generator: Any = None
+    ) -> Tensor:
+        """``exp(N(mean, std**2))`` samples (see :func:`.random_fill.log_normal_`)."""
+        return _rf.log_normal_(self, mean, std, generator=generator)
+
+    def geometric_(self: Any, p: builtins.float, *, generator: Any = None) -> Tensor:
+        """Trials to the first success (see :func:`.random_fill.geometric_`)."""
+        return _rf.geometric_(self, p, generator=generator)
+
+    # ------------------------------------------------------------ more of PyTorch's surface
+    # (the torch_surface helper: predicates, layout, aliases; ops/torch_surface.py)
+    def maximum(self: Any, other: Tensor) -> Tensor:
+        """See :func:`minitorch_accel.maximum`."""
+        return _E.maximum(self, other)
+
+    def minimum(self: Any, other: Tensor) -> Tensor:
+        """See :func:`minitorch_accel.minimum`."""
+        return _E.minimum(self, other)
+
+    def fmax(self: Any, other: Tensor) -> Tensor:
+        """See :func:`minitorch_accel.fmax`."""
+        return _TS.fmax(self, other)
+
+    def fmin(self: Any, other: Tensor) -> Tensor:
+        """See :func:`minitorch_accel.fmin`."""
+        return _TS.fmin(self, other)
+
+    def is_floating_point(self: Any) -> builtins.bool:
+        """See :func:`minitorch_accel.is_floating_point`."""
+        return _TS.is_floating_point(self)
+
+    def is_signed(self: Any) -> builtins.bool:
+        """See :func:`minitorch_accel.is_signed`."""
+        return _TS.is_signed(self)
+
+    def is_complex(self: Any) -> builtins.bool:
+        """See :func:`minitorch_accel.is_complex`."""
+        return _TS.is_complex(self)
+
+    def is_nonzero(self: Any) -> builtins.bool:
+        """See :func:`minitorch_accel.is_nonzero`."""
+        return _TS.is_nonzero(self)
+
+    def is_same_size(self: Any, other: Tensor) -> builtins.bool:
+        """See :func:`minitorch_accel.is_same_size`."""
+        return _TS.is_same_size(self, other)
+
+    def is_inference(self: Any) -> builtins.bool:
+        """False: tensors made under :func:`~minitorch_accel.inference_mode` are not
+        marked here (it works as ``no_grad``), where PyTorch returns True for them.
+        """
+        return False
+
+    def is_shared(self: Any) -> builtins.bool:
+        """False: there is no ``share_memory_`` here (no tensor lives in shared memory)."""
+        return False
+
+    def is_pinned(self: Any) -> builtins.bool:
+        """True for a tensor :meth:`pin_memory` made (page-locked host memory)."""
+        return _TS.is_pinned_array(self.array)
+
+    def pin_memory(self: Any) -> Tensor:
+        """A copy in page-locked host memory, from which GPU copies run asynchronously
+        (a CPU tensor only). Without a GPU backend that can pin memory it raises
+        RuntimeError, as PyTorch does without an accelerator.
+        """
+        return _TS.pin_memory(self)
+
+    def data_ptr(self: Any) -> builtins.int:
+        """The address of the first element (bytes, as PyTorch)."""
+        return _TS.data_address(self.array)
+
+    def stride(self: Any, dim: builtins.int | None = None) -> Any:
+        """The steps between neighbours of each dim, in elements (one dim's with
+        ``dim``): the backend array's strides divided by the element size.
+
+        Examples
+        --------
+        >>> import minitorch_accel as mta
+        >>> x = mta.zeros(2, 3)
+        >>> x.stride(), x.t().stride(), x.stride(-1)
+        ((3, 1), (1, 3), 1)
+        """
+        strides = _TS.strides_in_elements(self.array)
+        if dim is None:
+            return strides
+        return strides[_S.normalize_dim(dim, builtins.max(self.ndim, 1), "stride")]
+
+    def storage_offset(self: Any) -> builtins.int:
+        """How many elements this view starts after its storage's start.
+
+        Examples
+        --------
+        >>> import minitorch_accel as mta
+        >>> mta.arange(6).view(2, 3)[1, 1:].storage_offset()
+        4
+        """
+        return _TS.storage_offset_of(self.array)
+
+    def get_device(self: Any) -> builtins.int:
+        """The GPU index, or -1 on the CPU (also for the virtual ``cpu:N``)."""
+        return -1 if self.is_cpu else builtins.int(self.device.index or 0)
+
+    @property
+    def itemsize(self: Any) -> builtins.int:
+        """Bytes per element (as :meth:`element_size`)."""
+        return builtins.int(self.array.itemsize)
+
+    def select(self: Any, dim: builtins.int, index: builtins.int) -> Tensor:
+        """See :func:`minitorch_accel.select`."""
+        return _TS.select(self, dim, index)
+
+    def unfold(
+        self: Any, dimension: builtins.int, size: builtins.int, step: builtins.int
+    ) -> Tensor:
+        """Every window of ``size`` elements along ``dimension``, ``step`` apart: that dim
+        becomes the window count and a last dim of ``size`` is added. A copy here
+        (PyTorch returns a view); the gradient is the same.
+
+        Examples
+        --------
+        >>> import minitorch_accel as mta
+        >>> mta.arange(5).unfold(0, 2, 2)
+        tensor([[0, 1],
+                [2, 3]])
+        """
+        return _TS.unfold(self, dimension, size, step)
+
+    def narrow_copy(
+        self: Any, dim: builtins.int, start: builtins.int, length: builtins.int
+    ) -> Tensor:
+        """See :func:`minitorch_accel.narrow_copy`."""
+        return _TS.narrow_copy(self, dim, start, length)
+
+    def split_with_sizes(
+        self: Any, split_sizes: Sequence[builtins.int], dim: builtins.int = 0
+    ) -> tuple[Tensor, ...]:
+        """See :func:`minitorch_accel.split_with_sizes`."""
+        return _TS.split_with_sizes(self, split_sizes, dim)
+
+    def diagflat(self: Any, offset: builtins.int = 0) -> Tensor:
+        """See :func:`minitorch_accel.diagflat`."""
+        return _TS.diagflat(self, offset)
+
+    def dist(self: Any, other: Tensor, p: Any = 2) -> Tensor:
+        """See :func:`minitorch_accel.dist`."""
+        return _TS.dist(self, other, p)
+
+    def msort(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.msort`."""
+        return _TS.msort(self)
+
+    def where(self: Any, condition: Tensor, y: Any) -> Tensor:
+        """``self`` where ``condition`` holds, else ``y`` (``where(condition, self, y)``)."""
+        return _E.where(condition, self, y)
+
+    def sum_to_size(self: Any, *size: Any) -> Tensor:
+        """Sum the broadcast dims away, down to ``size`` (to which this tensor must be
+        expandable): the reverse of :meth:`expand`.
+
+        Examples
+        --------
+        >>> import minitorch_accel as mta
+        >>> mta.ones(2, 3).sum_to_size(1, 3)
+        tensor([[2., 2., 2.]])
+        """
+        return _TS.sum_to_size(self, *size)
+
+    def new(self: Any, *args: Any, device: Any = None) -> Tensor:
+        """PyTorch's legacy ``x.new(...)``: ``new()`` empty, ``new(*sizes)`` zeros of that
+        shape (PyTorch leaves them uninitialized), ``new(data)`` the values, each with
+        this tensor's dtype and (unless ``device``) device.
+
+        Examples
+        --------
+        >>> import minitorch_accel as mta
+        >>> x = mta.zeros(1, dtype=mta.float64)
+        >>> x.new(2, 3).shape, x.new([1, 2]).dtype, x.new().shape
+        ((2, 3), dtype('float64'), (0,))
+        """
+        return _TS.legacy_new(self, args, device)
+
+    @property
+    def H(self: Any) -> Tensor:  # noqa: N802  (PyTorch's name)
+        """The conjugate transpose of a matrix (a 0-d tensor unchanged, with PyTorch's
+        deprecation warning); for real tensors the transpose.
+        """
+        return _TS.conj_transpose(self)
+
+    @property
+    def mH(self: Any) -> Tensor:  # noqa: N802  (PyTorch's name)
+        """The conjugate transpose of the last two dims (of a batch of matrices)."""
+        return _TS.adjoint(self)
+
+    def adjoint(self: Any) -> Tensor:
+        """See :attr:`mH`."""
+        return _TS.adjoint(self)
+
+    def conj(self: Any) -> Tensor:
+        """The complex conjugate: ``self`` itself, as PyTorch for a real tensor (tensors
+        here are never complex).
+        """
+        return self  # type: ignore[no-any-return]
+
+    def resolve_conj(self: Any) -> Tensor:
+        """``self``: there are no lazy conjugate views here (see :meth:`is_conj`)."""
+        return self  # type: ignore[no-any-return]
+
+    def resolve_neg(self: Any) -> Tensor:
+        """``self``: there are no lazy negative views here (see :meth:`is_neg`)."""
+        return self  # type: ignore[no-any-return]
+
+    def is_conj(self: Any) -> builtins.bool:
+        """False: :meth:`conj` never returns a lazy view here."""
+        return False
+
+    def is_neg(self: Any) -> builtins.bool:
+        """False: no op returns a lazy negative view here."""
+        return False
+
+    def cov(
+        self: Any,
+        *,
+        correction: builtins.int = 1,
+        fweights: Tensor | None = None,
+        aweights: Tensor | None = None,
+    ) -> Tensor:
+        """See :func:`minitorch_accel.cov`."""
+        return _TS.cov(self, correction=correction, fweights=fweights, aweights=aweights)
+
+    def corrcoef(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.corrcoef`."""
+        return _TS.corrcoef(self)
+
+    def prelu(self: Any, weight: Tensor) -> Tensor:
+        """See :func:`minitorch_accel.prelu`."""
+        return _AM.prelu(self, weight)
+
+    def hardshrink(self: Any, lambd: builtins.float = 0.5) -> Tensor:
+        """See :func:`minitorch_accel.nn.functional.hardshrink`."""
+        return _AM.hardshrink(self, lambd)
+
+    def register_post_accumulate_grad_hook(self: Any, hook: Callable[[Tensor], None]) -> Any:
+        """Call ``hook(self)`` after backward has accumulated this leaf's gradient into
+        ``.grad`` (for optimizers that step inside backward). Returns a handle whose
+        ``remove()`` takes the hook away. Leaves that require grad only, as PyTorch.
+
+        Examples
+        --------
+        >>> import minitorch_accel as mta
+        >>> w = mta.ones(2, requires_grad=True)
+        >>> seen = []
+        >>> handle = w.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.tolist()))
+        >>> (w * 3).sum().backward()
+        >>> seen
+        [[3.0, 3.0]]
+        """
+        return _TS.register_post_accumulate_grad_hook(self, hook)
+
     # ---------------------------------------------------------------- operators
     def __add__(self: Any, other: Any) -> Tensor:
         return _E.add(self, other)
@@ -1605,7 +2305,8 @@ class TensorMethods:
 
     def __setitem__(self: Any, index: Any, value: Any) -> None:
         if self._records(value):
-            value = value if isinstance(value, Tensor) else Tensor(value, dtype=self.dtype)
+            if not isinstance(value, Tensor):
+                value = Tensor._from_data(value, dtype=self.dtype)
             before = self._history(copy=False)
             put = _S.IndexPut.apply(before, value.to(self.device), index=_S.raw_index(index))
             self._rebase(put)
@@ -1614,6 +2315,143 @@ class TensorMethods:
         value = self._as_data(value)
         with self.device.guard():
             self.array[_S.raw_index(index)] = value
+
+    # In-place shape/view changes, the graph-cutting detach_, and the rest of PyTorch's
+    # in-place methods (see minitorch_accel.ops.inplace_shape). Not here: set_ (a
+    # tensor's storage is its array) and the sparse ones (no sparse tensors).
+    def unsqueeze_(self: Any, dim: builtins.int) -> Tensor:
+        """:meth:`unsqueeze` in place: the same tensor gets the new shape (see
+        :func:`~minitorch_accel.ops.inplace_shape.view_in_place`).
+
+        Examples
+        --------
+        >>> import minitorch_accel as mta
+        >>> x = mta.zeros(2, 3)
+        >>> x.unsqueeze_(0) is x, x.shape
+        (True, (1, 2, 3))
+        """
+        from . import inplace_shape as _IS
+
+        return _IS.view_in_place(self, lambda t: _S.unsqueeze(t, dim), "unsqueeze_")
+
+    def squeeze_(self: Any, dim: Any = None) -> Tensor:
+        """:meth:`squeeze` in place (``dim`` an int, a tuple of ints or None)."""
+        from . import inplace_shape as _IS
+
+        return _IS.view_in_place(self, lambda t: _S.squeeze(t, dim), "squeeze_")
+
+    def t_(self: Any) -> Tensor:
+        """:meth:`t` in place (at most 2 dims)."""
+        from . import inplace_shape as _IS
+
+        return _IS.t_(self)
+
+    def transpose_(self: Any, dim0: builtins.int, dim1: builtins.int) -> Tensor:
+        """:meth:`transpose` in place."""
+        from . import inplace_shape as _IS
+
+        return _IS.view_in_place(self, lambda t: _S.transpose(t, dim0, dim1), "transpose_")
+
+    def swapaxes_(self: Any, axis0: builtins.int, axis1: builtins.int) -> Tensor:
+        """:meth:`swapaxes` in place (as :meth:`transpose_`)."""
+        from . import inplace_shape as _IS
+
+        return _IS.view_in_place(self, lambda t: _S.transpose(t, axis0, axis1), "swapaxes_")
+
+    def swapdims_(self: Any, dim0: builtins.int, dim1: builtins.int) -> Tensor:
+        """:meth:`swapdims` in place (as :meth:`transpose_`)."""
+        from . import inplace_shape as _IS
+
+        return _IS.view_in_place(self, lambda t: _S.transpose(t, dim0, dim1), "swapdims_")
+
+    def detach_(self: Any) -> Tensor:
+        """See :func:`minitorch_accel.ops.inplace_shape.detach_`."""
+        from . import inplace_shape as _IS
+
+        return _IS.detach_(self)
+
+    def resize_(self: Any, *sizes: Any, memory_format: Any = None) -> Tensor:
+        """See :func:`minitorch_accel.ops.inplace_shape.resize_` (always row-major:
+        ``memory_format`` is accepted and ignored).
+        """
+        from . import inplace_shape as _IS
+
+        return _IS.resize_(self, *sizes)
+
+    def resize_as_(self: Any, tensor: Tensor, memory_format: Any = None) -> Tensor:
+        """:meth:`resize_` to ``tensor``'s shape."""
+        from . import inplace_shape as _IS
+
+        return _IS.resize_(self, tuple(tensor.shape))
+
+    def as_strided_(
+        self: Any,
+        size: Sequence[builtins.int],
+        stride: Sequence[builtins.int],
+        storage_offset: Any = None,
+    ) -> Tensor:
+        """See :func:`minitorch_accel.ops.inplace_shape.as_strided_`."""
+        from . import inplace_shape as _IS
+
+        return _IS.as_strided_(self, size, stride, storage_offset)
+
+    def share_memory_(self: Any) -> Tensor:
+        """Return this tensor: PyTorch moves a CPU tensor's storage into shared memory
+        for its worker processes; here memory stays where it is (the DataLoader's
+        workers send batches back through pipes).
+
+        Examples
+        --------
+        >>> import minitorch_accel as mta
+        >>> x = mta.zeros(2)
+        >>> x.share_memory_() is x
+        True
+        """
+        return self  # type: ignore[no-any-return]
+
+    def fill_diagonal_(self: Any, fill_value: Any, wrap: builtins.bool = False) -> Tensor:
+        """See :func:`minitorch_accel.ops.inplace_shape.fill_diagonal_`."""
+        from . import inplace_shape as _IS
+
+        return _IS.fill_diagonal_(self, fill_value, wrap)
+
+    def put_(self: Any, index: Tensor, source: Tensor, accumulate: builtins.bool = False) -> Tensor:
+        """See :func:`minitorch_accel.ops.inplace_shape.put_`."""
+        from . import inplace_shape as _IS
+
+        return _IS.put_(self, index, source, accumulate)
+
+    def index_reduce_(
+        self: Any,
+        dim: builtins.int,
+        index: Tensor,
+        source: Tensor,
+        reduce: builtins.str,
+        *,
+        include_self: builtins.bool = True,
+    ) -> Tensor:
+        """See :func:`minitorch_accel.ops.inplace_shape.index_reduce_`."""
+        from . import inplace_shape as _IS
+
+        return _IS.index_reduce_(self, dim, index, source, reduce, include_self)
+
+    def apply_(self: Any, callable: Callable[[Any], Any]) -> Tensor:
+        """See :func:`minitorch_accel.ops.inplace_shape.apply_` (CPU only)."""
+        from . import inplace_shape as _IS
+
+        return _IS.apply_(self, callable)
+
+    def map_(self: Any, tensor: Tensor, callable: Callable[[Any, Any], Any]) -> Tensor:
+        """See :func:`minitorch_accel.ops.inplace_shape.map_` (CPU only)."""
+        from . import inplace_shape as _IS
+
+        return _IS.map_(self, tensor, callable)
+
+    def map2_(self: Any, x: Tensor, y: Tensor, callable: Callable[[Any, Any, Any], Any]) -> Tensor:
+        """See :func:`minitorch_accel.ops.inplace_shape.map2_` (CPU only)."""
+        from . import inplace_shape as _IS
+
+        return _IS.map2_(self, x, y, callable)
 
 
 def write_in_place(
@@ -1624,8 +2462,10 @@ def write_in_place(
     ``compute`` runs out of place and ``copy_`` writes its result (recorded by autograd,
     with its checks and version counter). While autograd records, an op that keeps its
     input for backward (``saves_input``) reads a copy of ``target``: writing the result
-    must not change what it saved. A result whose dtype ``target`` cannot hold without
-    losing it (float into int) is refused, as in PyTorch.
+    must not change what it saved. That is known before the op when ``target`` has a
+    history; when only an argument requires grad, the op runs again on a copy (the
+    plain case, where nothing records, runs once on ``target``). A result whose dtype
+    ``target`` cannot hold without losing it (float into int) is refused, as in PyTorch.
 
     Examples
     --------
@@ -1634,8 +2474,11 @@ def write_in_place(
     >>> write_in_place(x, lambda t: t * 2, "double_") is x, x.tolist()
     (True, [-2.0, 4.0])
     """
-    copy = saves_input and is_grad_enabled() and target.requires_grad and target.grad_fn is not None
+    records = saves_input and is_grad_enabled()
+    copy = records and target.requires_grad and target.grad_fn is not None
     result = compute(target.clone() if copy else target)
+    if records and not copy and result.requires_grad:  # an argument requires grad
+        result = compute(target.clone())
     if result.dtype.kind == "f" and target.dtype.kind != "f":
         raise TypeError(
             f"{op}: the result is {result.dtype}, which a {target.dtype} tensor cannot hold; "

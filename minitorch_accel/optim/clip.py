@@ -99,7 +99,7 @@ def get_total_norm(
             raise TypeError(f"the norm of gradients needs floating-point tensors, got {t.dtype}")
         arrays_by_device.setdefault(t.device, []).append(t.array)
     if not arrays_by_device:
-        return Tensor(np.zeros((), dtype=np.float32))
+        return Tensor._from_data(np.zeros((), dtype=np.float32))
     first = next(iter(arrays_by_device))
     norms = []  # one 1-d array of per-tensor norms per device, moved to ``first``
     for device, arrays in arrays_by_device.items():
@@ -160,7 +160,7 @@ def clip_grads_with_norm_(
     if not params:
         return
     if not isinstance(total_norm, Tensor):
-        total_norm = Tensor(np.asarray(total_norm, dtype=np.float32))
+        total_norm = Tensor._from_data(np.asarray(total_norm, dtype=np.float32))
     norm_device, xp = total_norm.device, total_norm.device.xp
     with norm_device.guard():
         total = total_norm.array

@@ -274,6 +274,17 @@ class ChainedScheduler(LRScheduler):
             scheduler.step()
         self._last_lr = self._current_lrs()
 
+    def get_lr(self) -> list[float]:
+        """Not defined: a chain has no rate of its own at a given epoch, so a
+        :class:`~minitorch_accel.optim.lr_scheduler.SequentialLR` cannot restart it at a
+        milestone (PyTorch raises ``NotImplementedError`` there too).
+        """
+        raise NotImplementedError(
+            "ChainedScheduler has no learning rate of its own at a given epoch, so "
+            "SequentialLR cannot restart it at a milestone: put the ChainedScheduler first "
+            "in SequentialLR's schedulers, or chain a SequentialLR instead"
+        )
+
     def state_dict(self) -> dict[str, Any]:
         """The state, with each inner scheduler's :meth:`state_dict` in ``_schedulers``."""
         state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}

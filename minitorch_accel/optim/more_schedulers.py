@@ -128,6 +128,14 @@ class SequentialLR(LRScheduler):
     At a milestone the next schedule starts from its epoch 0 (e.g. a :class:`LinearLR`
     warm-up for 5 epochs, then an :class:`ExponentialLR` decay).
 
+    A schedule may be a :class:`ChainedScheduler
+    <minitorch_accel.optim.lr_scheduler.ChainedScheduler>` or another ``SequentialLR``:
+    as in PyTorch, building this one takes back the first step of the schedulers they
+    hold, and the rates follow PyTorch's step for step (a ``ChainedScheduler`` first
+    steps each of its schedulers from epoch 0, so an :class:`ExponentialLR` in it
+    already applies ``gamma`` once). A ``ChainedScheduler`` after the first milestone
+    cannot be restarted there: its ``step`` raises ``NotImplementedError``, as PyTorch's.
+
     Parameters
     ----------
     optimizer : Optimizer
@@ -191,7 +199,7 @@ class SequentialLR(LRScheduler):
         for group in optimizer.param_groups:  # undo what building the schedulers did
             group["lr"] = group["initial_lr"]
         for scheduler in self._schedulers:
-            scheduler.last_epoch -= 1
+            _undo_initial_step(scheduler)
         first = self._schedulers[bisect.bisect_right(self._milestones, 0)]
         first._initial_step()
         self._last_lr = first.get_last_lr()
@@ -225,6 +233,20 @@ class SequentialLR(LRScheduler):
         self.__dict__.update(state)
         for scheduler, saved in zip(self._schedulers, inner, strict=True):
             scheduler.load_state_dict(saved)
+
+
+def _undo_initial_step(scheduler: LRScheduler) -> None:
+    """Take back the step ``scheduler`` took when it was built (PyTorch's
+    ``recursive_undo``): for a :class:`ChainedScheduler
+    <minitorch_accel.optim.lr_scheduler.ChainedScheduler>` or :class:`SequentialLR`
+    inside, the steps of the schedulers it holds, not its own.
+    """
+    inner = getattr(scheduler, "_schedulers", None)
+    if inner is not None:
+        for each in inner:
+            _undo_initial_step(each)
+    elif hasattr(scheduler, "last_epoch"):
+        scheduler.last_epoch -= 1
 
 
 class ReduceLROnPlateau(LRScheduler):

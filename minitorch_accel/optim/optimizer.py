@@ -428,7 +428,7 @@ class Optimizer:
         from ..core.factories import tensor
 
         if isinstance(value, np.ndarray):
-            value = Tensor(value)
+            value = Tensor._from_data(value)
         if not isinstance(value, Tensor):
             return value
         if name in self.per_element_state and value.shape != p.shape:

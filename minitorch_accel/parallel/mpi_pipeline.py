@@ -178,7 +178,7 @@ class MPIPipeline:
                 else:
                     received = self.comm.recv(source=self.rank - 1, tag=2 * i)
                     tick = perf_counter()
-                    inp = Tensor(_canonical(received), device=self.device)
+                    inp = Tensor._from_data(_canonical(received), device=self.device)
                     if training:
                         inp.requires_grad_(True)
                 out = self.stage(inp)
@@ -198,7 +198,7 @@ class MPIPipeline:
                 grad = None
                 if not self.is_last:
                     received = self.comm.recv(source=self.rank + 1, tag=2 * i + 1)
-                    grad = Tensor(_canonical(received), device=self.device)
+                    grad = Tensor._from_data(_canonical(received), device=self.device)
                 tick = perf_counter()
                 inp, out = held.pop(i)
                 out.backward(grad)

@@ -73,9 +73,9 @@ class LinearShard(Module):
 
 def _shard(linear: Linear, rows: slice, cols: slice, bias: bool, device: Device) -> LinearShard:
     """A shard on ``device`` holding ``linear.weight[rows, cols]`` (and ``bias[rows]``)."""
-    weight = Tensor(linear.weight.array[rows, cols].copy(), device=device)
+    weight = Tensor._from_data(linear.weight.array[rows, cols].copy(), device=device)
     if bias and linear.bias is not None:
-        return LinearShard(weight, Tensor(linear.bias.array[rows].copy(), device=device))
+        return LinearShard(weight, Tensor._from_data(linear.bias.array[rows].copy(), device=device))
     return LinearShard(weight, None)
 
 
@@ -238,7 +238,7 @@ class RowParallelLinear(Module):
         self.bias = (
             None
             if linear.bias is None
-            else Parameter(Tensor(linear.bias.array.copy(), device=self.output_device))
+            else Parameter(Tensor._from_data(linear.bias.array.copy(), device=self.output_device))
         )
 
     def forward(self, input: Tensor | Sequence[Tensor]) -> Tensor:

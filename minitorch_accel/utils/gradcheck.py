@@ -22,7 +22,7 @@ def _as_list(inputs: Tensor | Sequence[Any]) -> list[Any]:
 def _projection(out: Tensor, seed: int) -> Tensor:
     rng = np.random.default_rng(seed)
     values = rng.standard_normal(out.shape).astype(out.dtype)
-    return Tensor(values, device=out.device)
+    return Tensor._from_data(values, device=out.device)
 
 
 def _differentiable(inputs: list[Any]) -> list[int]:

@@ -64,8 +64,9 @@ RELU_FORWARD = KernelSpec(
     "mta_relu_forward",
     "T x",
     "T y",
-    # NaN stays NaN, as torch.relu does (x != x only for NaN)
-    "y = (x > (T)0 || x != x) ? x : (T)0;",
+    # PyTorch's rule, the reference's: NaN stays NaN (NaN < 0 is false) and -0.0 stays
+    # -0.0 (it is not < 0)
+    "y = x < (T)0 ? (T)0 : x;",
 )
 
 RELU_BACKWARD = KernelSpec(

@@ -76,32 +76,91 @@ def read_only_zeros(dtype: Any, size: int) -> Array:
     return zeros
 
 
-def relu_forward(x: Array) -> Array:
-    """``max(x, 0)`` in blocks of elements, in the memory layout of ``x``.
+#: Per float dtype, the operand order of ``np.maximum`` that keeps ``-0.0``: see
+#: :func:`zeros_first`.
+_ZEROS_FIRST: dict[np.dtype[Any], bool | None] = {}
 
-    Each block is compared with a block of zeros rather than with the scalar 0: NumPy
-    runs ``maximum`` of two arrays in its vector loop and ``maximum`` of an array and a
-    scalar in a slower one (measured 2.5x on 1.4 million float32). The results are the
-    same bits.
+
+def zeros_first(dtype: Any) -> bool | None:
+    """True where ``np.maximum(zeros, x)`` gives ``x``'s ``-0.0`` for ``dtype``, False
+    where ``np.maximum(x, zeros)`` does, None where neither order does.
+
+    PyTorch's ReLU (and the reference :class:`~minitorch_accel.ops.elementwise.Relu`)
+    keeps ``relu(-0.0) = -0.0``; NumPy does not specify which zero ``maximum`` returns at
+    a tie, and it differs by dtype and CPU (x86's vector ``max`` returns its second
+    operand, NumPy's float16 loop its first). So each dtype is probed once, on lengths
+    and offsets that run the vector loop and its scalar tail.
 
     Examples
     --------
     >>> import numpy as np
-    >>> relu_forward(np.array([-1.5, 0.0, 2.0])).tolist()
-    [0.0, 0.0, 2.0]
+    >>> order = zeros_first(np.float32)
+    >>> x = np.full(5, -0.0, np.float32); zeros = np.zeros(5, np.float32)
+    >>> order is None or bool(np.signbit(np.maximum(*((zeros, x) if order else (x, zeros)))).all())
+    True
+    """
+    dtype = np.dtype(dtype)
+    if dtype not in _ZEROS_FIRST:
+        lengths = (*range(1, 70), 1023, RELU_BLOCK)
+        longest = max(lengths)
+        x, zeros = np.full(longest + 1, -0.0, dtype), read_only_zeros(dtype, longest)
+        spans = [(o, n) for o in (0, 1) for n in lengths]
+        _ZEROS_FIRST[dtype] = next(
+            (
+                first
+                for first in (True, False)
+                if all(
+                    np.signbit(
+                        np.maximum(zeros[:n], x[o : o + n])
+                        if first
+                        else np.maximum(x[o : o + n], zeros[:n])
+                    ).all()
+                    for o, n in spans
+                )
+            ),
+            None,
+        )
+    return _ZEROS_FIRST[dtype]
+
+
+def relu_forward(x: Array) -> Array:
+    """``max(x, 0)`` in blocks of elements, in the memory layout of ``x``; ``-0.0``
+    stays ``-0.0``, as in PyTorch.
+
+    Each block is compared with a block of zeros rather than with the scalar 0: NumPy
+    runs ``maximum`` of two arrays in its vector loop and ``maximum`` of an array and a
+    scalar in a slower one (measured 2.5x on 1.4 million float32). The zeros go first or
+    second as :func:`zeros_first` found keeps ``-0.0``; where neither does, and where
+    the memory of ``x`` has gaps, the reference rule ``where(x < 0, 0, x)`` runs. The
+    results are the reference's bits.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> relu_forward(np.array([-1.5, -0.0, 0.0, 2.0])).tolist()
+    [0.0, -0.0, 0.0, 2.0]
     """
     if x.dtype.kind != "f":
         return np.maximum(x, 0)
+    first = zeros_first(x.dtype)
+    if first is None:
+        return np.where(x < 0, x.dtype.type(0), x)
     zeros = read_only_zeros(x.dtype, RELU_BLOCK)
     if x.size <= RELU_BLOCK and x.flags.c_contiguous:  # one block, C order: no set-up
-        return np.maximum(x, zeros[: x.size].reshape(x.shape))
+        block = zeros[: x.size].reshape(x.shape)
+        return np.maximum(block, x) if first else np.maximum(x, block)
     src = _flat(x)
     if src is None:
-        return np.maximum(x, 0)
+        return np.where(x < 0, x.dtype.type(0), x)
     y, dst = _empty_like_layout(x)
-    for_blocks(
-        src.size, lambda s, e: np.maximum(src[s:e], zeros[: e - s], out=dst[s:e]), RELU_BLOCK
-    )
+
+    def relu_block(s: int, e: int) -> None:
+        if first:
+            np.maximum(zeros[: e - s], src[s:e], out=dst[s:e])
+        else:
+            np.maximum(src[s:e], zeros[: e - s], out=dst[s:e])
+
+    for_blocks(src.size, relu_block, RELU_BLOCK)
     return y
 
 
@@ -382,4 +441,5 @@ __all__ = [
     "relu_backward",
     "relu_forward",
     "relu_grad",
+    "zeros_first",
 ]
