@@ -126,7 +126,7 @@ SECTIONS: dict[str, list[Name]] = {
             "Tensor",
             DIFFERS,
             "the legacy constructor, as PyTorch's (Tensor([[3]]) is float32; no dtype= or "
-            "requires_grad=; Tensor(t) aliases t); Tensor(*sizes) holds zeros (PyTorch: "
+            "requires_grad=; Tensor(t) aliases t); Tensor(\\*sizes) holds zeros (PyTorch: "
             "uninitialized); device= takes any device (PyTorch: CPU only); arrays with "
             "negative strides are accepted",
         ),
@@ -143,7 +143,7 @@ SECTIONS: dict[str, list[Name]] = {
             "new elements are zeros; growing gives new memory that earlier views no longer "
             "share; a strided tensor keeps its own elements, not the storage around them",
         ),
-        Name("torch.Tensor.resize_as_", "Tensor.resize_as_", DIFFERS, "as resize_"),
+        Name("torch.Tensor.resize_as_", "Tensor.resize_as_", DIFFERS, "as ``resize_``"),
         Name(
             "torch.Tensor.as_strided_",
             "Tensor.as_strided_",
@@ -237,7 +237,8 @@ SECTIONS: dict[str, list[Name]] = {
             "torch.Tensor.random_",
             "Tensor.random_",
             DIFFERS,
-            "as normal_; PyTorch's keyword from is spelled from_ (or pass it by position)",
+            "as ``normal_``; PyTorch's keyword ``from`` is spelled ``from_`` "
+            "(or pass it by position)",
         ),
     ],
     "Elementwise math, bitwise and logical ops": _same(
@@ -734,7 +735,7 @@ SECTIONS: dict[str, list[Name]] = {
     )
     + [
         Name("Tensor.unfold", "Tensor.unfold", DIFFERS, "a copy, not a view"),
-        Name("Tensor.new", "Tensor.new", note="new(*sizes) holds zeros"),
+        Name("Tensor.new", "Tensor.new", note="new(\\*sizes) holds zeros"),
         Name(
             "Tensor.is_inference",
             "Tensor.is_inference",

@@ -58,7 +58,7 @@ def _rounded(tensor: Tensor, values: Any) -> Any:
 def uniform_(
     tensor: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: Any = None
 ) -> Tensor:
-    """Fill ``tensor`` with samples of U[from_, to): ``from_ + (to - from_) u``.
+    """Fill ``tensor`` with samples of ``U[from_, to)``: ``from_ + (to - from_) u``.
 
     A value that rounds to ``to`` in the tensor's dtype becomes ``from_``, as in
     PyTorch's GPU kernel, so every value lies in ``[from_, to)`` (``from_ == to`` fills

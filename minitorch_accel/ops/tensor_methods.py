@@ -1483,7 +1483,7 @@ class TensorMethods:
     def uniform_(
         self: Any, from_: builtins.float = 0.0, to: builtins.float = 1.0, *, generator: Any = None
     ) -> Tensor:
-        """Samples of U[from_, to) (see :func:`~minitorch_accel.ops.random_fill.uniform_`)."""
+        """Samples of ``U[from_, to)`` (see :func:`~minitorch_accel.ops.random_fill.uniform_`)."""
         return _rf.uniform_(self, from_, to, generator=generator)
 
     def normal_(
