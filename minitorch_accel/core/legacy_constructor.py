@@ -36,10 +36,14 @@ _KEYWORDS = ("data", "size", "other")
 
 
 def legacy_arguments(
-    args: tuple[Any, ...], kwargs: dict[str, Any], device: DeviceLike | None
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    device: DeviceLike | None,
+    dtype: Any = None,
 ) -> tuple[Device, Any] | Tensor:
     """The device and backend array ``Tensor(*args, device=device, **kwargs)`` holds,
-    or the tensor it aliases.
+    or the tensor it aliases. New values take ``dtype``: the default dtype unless given
+    (``x.new(...)`` gives ``x``'s).
 
     Raises
     ------
@@ -62,11 +66,11 @@ def legacy_arguments(
     if kwargs:
         args = _keyword_form(args, kwargs)
         if "size" in kwargs:
-            return _empty(_sizes(tuple(kwargs["size"])), device)
+            return _empty(_sizes(tuple(kwargs["size"])), device, dtype)
         if "data" in kwargs:
-            return _from_data(args[0], device)
+            return _from_data(args[0], device, dtype)
     if not args:
-        return _empty((0,), device)
+        return _empty((0,), device, dtype)
     first = args[0]
     if len(args) == 1 and isinstance(first, Tensor):
         if device is not None:
@@ -77,10 +81,10 @@ def legacy_arguments(
             )
         return first
     if len(args) == 1 and isinstance(first, Size):
-        return _empty(_sizes(tuple(first)), device)
+        return _empty(_sizes(tuple(first)), device, dtype)
     if len(args) > 1 or _is_size(first):
-        return _empty(_sizes(args), device)
-    return _from_data(first, device)
+        return _empty(_sizes(args), device, dtype)
+    return _from_data(first, device, dtype)
 
 
 def _keyword_form(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
@@ -146,17 +150,19 @@ def _sizes(sizes: tuple[Any, ...]) -> tuple[int, ...]:
     return tuple(shape)
 
 
-def _empty(shape: tuple[int, ...], device: DeviceLike | None) -> tuple[Device, Any]:
+def _empty(shape: tuple[int, ...], device: DeviceLike | None, dtype: Any) -> tuple[Device, Any]:
     """A tensor of ``shape`` in the default dtype, zero-filled (PyTorch leaves it
     uninitialized: never read it before writing, there or here).
     """
     dev = device_or_default(device)
     with dev.guard():
-        array = dev.backend.xp.zeros(shape, dtype=get_default_dtype())
+        array = dev.backend.xp.zeros(
+            shape, dtype=dtype if dtype is not None else get_default_dtype()
+        )
     return dev, array
 
 
-def _from_data(data: Any, device: DeviceLike | None) -> tuple[Device, Any]:
+def _from_data(data: Any, device: DeviceLike | None, dtype: Any) -> tuple[Device, Any]:
     """The values of a sequence or an array, as the default dtype."""
     if isinstance(data, str):
         raise TypeError("new(): invalid data type 'str'")
@@ -176,7 +182,7 @@ def _from_data(data: Any, device: DeviceLike | None) -> tuple[Device, Any]:
             "floating point"
         )
     with np.errstate(over="ignore"):  # 1e40 becomes inf in float32, silently as PyTorch
-        return to_array(data, get_default_dtype(), device)
+        return to_array(data, dtype if dtype is not None else get_default_dtype(), device)
 
 
 def _is_sequence(data: Any) -> bool:

@@ -30,7 +30,7 @@ from ..core.convert import HOST, DTypeLike, as_dtype, to_array
 from ..core.defaults import device_or_default, get_default_dtype
 from ..core.factories import tensor as _tensor
 from ..core.function import Function
-from ..core.size import Size
+from ..core.legacy_constructor import legacy_arguments
 from ..core.tensor import Tensor
 from . import elementwise as _E
 from . import index as _index
@@ -1764,27 +1764,15 @@ def legacy_new(input: Tensor, args: tuple[Any, ...], device: DeviceLike | None) 
     >>> legacy_new(mta.zeros(1, dtype=mta.int32), (2,), None).dtype
     dtype('int32')
     """
-    dev = input.device if device is None else Device(device)
-    if not args or (len(args) == 1 and isinstance(args[0], tuple) and not args[0]):
-        shape: tuple[int, ...] = (0,)
-    elif builtins.all(isinstance(a, (int, np.integer)) for a in args):
-        shape = tuple(int(a) for a in args)
-    elif len(args) == 1 and isinstance(args[0], Size):  # a Size is a shape, a tuple data
-        shape = tuple(int(a) for a in args[0])
-    elif len(args) == 1 and isinstance(args[0], Tensor):
+    if len(args) == 1 and isinstance(args[0], Tensor):
         if args[0].dtype != input.dtype:
             raise TypeError(
                 f"new(): expected a {input.dtype} tensor, got {args[0].dtype}; use .to()"
             )
         return args[0]
-    elif len(args) == 1:
-        return _tensor(args[0], input.dtype, dev)
-    else:
-        raise TypeError(f"new(): expected sizes (ints) or data, got {args!r}")
-    if builtins.any(s < 0 for s in shape):
-        raise RuntimeError(f"new(): negative dimension in {shape}")
-    with dev.backend.device_context(dev):
-        array = dev.backend.xp.zeros(shape, dtype=input.dtype)
+    made = legacy_arguments(args, {}, input.device if device is None else device, input.dtype)
+    assert not isinstance(made, Tensor)  # a Tensor argument was handled above
+    dev, array = made
     return Tensor._make(array, dev, False, None)
 
 
