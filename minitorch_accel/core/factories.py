@@ -286,6 +286,22 @@ def eye(
     return _place(array, dev, False)
 
 
+def device_generator(device: Device, generator: Any = None) -> Any:
+    """The generator a random op on ``device`` draws from: ``generator`` when given (a
+    NumPy or CuPy Generator), else the device's own, seeded by
+    :func:`~minitorch_accel.manual_seed`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from minitorch_accel import device
+    >>> mine = np.random.default_rng(0)
+    >>> device_generator(device("cpu"), mine) is mine
+    True
+    """
+    return generator if generator is not None else device.backend.generator(device)
+
+
 def _random(
     kind: str,
     size: tuple[Any, ...],
@@ -298,7 +314,7 @@ def _random(
     dt = as_dtype(dtype if dtype is not None else get_default_dtype())
     if dt.kind != "f":
         raise TypeError(f"{kind} makes floating-point tensors, not {dt}")
-    gen = generator if generator is not None else dev.backend.generator(dev)
+    gen = device_generator(dev, generator)
     shape = _shape(size)
     with dev.backend.device_context(dev):
         sample_dtype = dt if dt in (np.float32, np.float64) else np.float32
@@ -367,7 +383,7 @@ def randint(
     if high <= low:
         raise ValueError(f"randint: expects low < high, got low={low} and high={high}")
     dev = device_or_default(device)
-    gen = generator if generator is not None else dev.backend.generator(dev)
+    gen = device_generator(dev, generator)
     with dev.backend.device_context(dev):
         array = gen.integers(low, high, size=_shape(tuple(size)))
         array = array.astype(as_dtype(dtype or np.int64))
@@ -466,7 +482,7 @@ def randperm(
     if n < 0:
         raise ValueError(f"randperm: n must be non-negative, got {n}")
     dev = device_or_default(device)
-    gen = generator if generator is not None else dev.backend.generator(dev)
+    gen = device_generator(dev, generator)
     with dev.backend.device_context(dev):
         if hasattr(gen, "permutation"):
             order = gen.permutation(n)

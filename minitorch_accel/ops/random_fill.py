@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.factories import rand, randn
+from ..core.factories import device_generator, rand, randn
 from ..core.tensor import Tensor
 from .math_more import replaced
 
@@ -184,7 +184,7 @@ def random_(
                 f"random_: {name}={value} is out of bounds for {tensor.dtype} "
                 f"([{low_limit}, {high_limit}])"
             )
-    gen = generator if generator is not None else tensor.device.backend.generator(tensor.device)
+    gen = device_generator(tensor.device, generator)
     with tensor.device.guard():
         values = gen.integers(low, high, size=tensor.shape, dtype=np.int64, endpoint=True)
     return _fill(tensor, values.astype(tensor.dtype))

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.factories import device_generator
 from ..core.function import on_input_device
 from ..core.tensor import Tensor
 
@@ -103,7 +104,7 @@ def multinomial(
             "multinomial: invalid multinomial distribution (sum of probabilities <= 0)"
         )
     rows = weights.shape[0]
-    gen = generator if generator is not None else input.device.backend.generator(input.device)
+    gen = device_generator(input.device, generator)
     if replacement:
         cdf = xp.cumsum(weights, axis=1)
         cdf /= cdf[:, -1:]  # the last entry is exactly 1, and every u < 1

@@ -28,6 +28,7 @@ from ..backends import Device, DeviceLike
 from ..backends import cuda as _cuda_settings
 from ..core.convert import HOST, DTypeLike, as_dtype, to_array
 from ..core.defaults import device_or_default, get_default_dtype
+from ..core.factories import device_generator
 from ..core.factories import tensor as _tensor
 from ..core.function import Function
 from ..core.legacy_constructor import legacy_arguments
@@ -661,10 +662,6 @@ class _Sampled(Function):
         )
 
 
-def _generator(device: Device, generator: Any) -> Any:
-    return generator if generator is not None else device.backend.generator(device)
-
-
 def normal(
     mean: Any,
     std: Any = 1.0,
@@ -695,7 +692,7 @@ def normal(
         dt = as_dtype(dtype if dtype is not None else get_default_dtype())
         if std < 0:
             raise ValueError(f"normal expects std >= 0.0, but found std {std}")
-        gen = _generator(dev, generator)
+        gen = device_generator(dev, generator)
         with dev.backend.device_context(dev):
             draw = gen.standard_normal(tuple(size), dtype=np.float64)
             array = (draw * std + mean).astype(dt)
@@ -711,7 +708,7 @@ def normal(
     if s.numel() and builtins.bool((s.array < 0).any()):
         raise ValueError("normal expects all elements of std >= 0.0")
     shape = np.broadcast_shapes(tuple(m.shape), tuple(s.shape))
-    gen = _generator(first.device, generator)
+    gen = device_generator(first.device, generator)
     with first.device.guard():
         draw = gen.standard_normal(shape, dtype=np.float64)
         array = (draw * s.array + m.array).astype(first.dtype)
@@ -731,7 +728,7 @@ def bernoulli(input: Tensor, p: float | None = None, *, generator: Any = None) -
     probs = input.array if p is None else input.xp.full(input.shape, p, dtype=np.float64)
     if probs.size and builtins.bool(((probs < 0) | (probs > 1) | (probs != probs)).any()):
         raise ValueError("bernoulli: all probabilities must be in [0, 1]")
-    gen = _generator(input.device, generator)
+    gen = device_generator(input.device, generator)
     with input.device.guard():
         array = (gen.random(tuple(input.shape), dtype=np.float64) < probs).astype(input.dtype)
     if input.dtype.kind != "f":
@@ -753,7 +750,7 @@ def poisson(input: Tensor, generator: Any = None) -> Tensor:
         raise TypeError(f"poisson: expected a floating-point tensor, got {input.dtype}")
     if input.numel() and builtins.bool(((input.array < 0) | (input.array != input.array)).any()):
         raise ValueError("poisson: invalid rates (negative or NaN)")
-    gen = _generator(input.device, generator)
+    gen = device_generator(input.device, generator)
     with input.device.guard():
         array = gen.poisson(input.array.astype(np.float64)).astype(input.dtype)
     return _Sampled.apply(input, sample=array)
@@ -1937,7 +1934,7 @@ def rrelu(
         from .activation import leaky_relu
 
         return leaky_relu(input, (lower + upper) / 2)
-    gen = _generator(input.device, None)
+    gen = device_generator(input.device, None)
     with input.device.guard():
         slopes = gen.uniform(lower, upper, tuple(input.shape)).astype(input.dtype)
         noise = input.xp.where(input.array <= 0, slopes, input.xp.ones((), dtype=input.dtype))
@@ -1965,7 +1962,7 @@ def gumbel_softmax(
     """
     if logits.dtype.kind != "f":
         raise TypeError(f"gumbel_softmax: expected floating-point logits, got {logits.dtype}")
-    gen = _generator(logits.device, None)
+    gen = device_generator(logits.device, None)
     with logits.device.guard():
         draws = gen.standard_exponential(tuple(logits.shape), dtype=np.float64)
         gumbels = (-logits.xp.log(draws)).astype(logits.dtype)
